@@ -1,0 +1,33 @@
+# attnsep — the two commands a fresh machine needs: `make reproduce` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+# The CPU build of torch lies on this machine's disk; pinning it avoids a multi-GB CUDA download.
+TORCH  ?= torch==2.13.0
+
+.PHONY: install reproduce test bench lint clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet "$(TORCH)"
+	$(PY) -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+reproduce: install
+	$(VENV)/bin/attnsep xor one-step --d 1000 --m 32 --seeds 64 --seed 0 --save results/xor_one_step.npz
+
+test: install
+	$(PY) -m pytest
+
+bench: install
+	$(PY) bench/run.py
+
+lint: install
+	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff format --check src tests bench
+
+clean:
+	rm -rf $(VENV) results build *.egg-info src/*.egg-info

@@ -1,0 +1,23 @@
+"""Device and dtype selection (``--device auto|cpu|cuda``, ``--dtype float64|float32``)."""
+
+from __future__ import annotations
+
+import torch
+
+from .validate import one_of, require
+
+DTYPES = {"float64": torch.float64, "float32": torch.float32}
+
+
+def resolve_device(name: str = "auto") -> torch.device:
+    """``auto`` picks CUDA when available, else the CPU."""
+    one_of("device", name, ["auto", "cpu", "cuda"])
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    require(name != "cuda" or torch.cuda.is_available(), "device 'cuda' asked for, but no CUDA device is available")
+    return torch.device(name)
+
+
+def resolve_dtype(name: str = "float64") -> torch.dtype:
+    one_of("dtype", name, list(DTYPES))
+    return DTYPES[name]
