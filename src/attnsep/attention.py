@@ -1,0 +1,55 @@
+"""Attention maps ``sigma``: scores ``s = V theta`` (last axis of length ``d``) to weights (SPEC A2).
+
+Each map is one function registered by name; ``softmax`` is the exact map of the papers,
+``linear`` and ``erf`` are the component-wise substitutes they compare against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from .validate import one_of
+
+AttentionMap = Callable[[torch.Tensor], torch.Tensor]
+ATTENTION: dict[str, AttentionMap] = {}
+
+
+def register(name: str) -> Callable[[AttentionMap], AttentionMap]:
+    """Decorator adding an attention map to the registry under ``name``."""
+
+    def add(fn: AttentionMap) -> AttentionMap:
+        ATTENTION[name] = fn
+        return fn
+
+    return add
+
+
+def get(name: str) -> AttentionMap:
+    """The attention map registered as ``name``."""
+    return ATTENTION[one_of("attention", name, sorted(ATTENTION))]
+
+
+@register("softmax")
+def softmax(scores: torch.Tensor) -> torch.Tensor:
+    """``exp(s_i) / sum_j exp(s_j)``, computed stably (max subtracted)."""
+    return torch.softmax(scores, dim=-1)
+
+
+@register("linear")
+def linear(scores: torch.Tensor) -> torch.Tensor:
+    """``s_i / d`` (SPEC A2 choice)."""
+    return scores / scores.shape[-1]
+
+
+@register("erf")
+def erf(scores: torch.Tensor) -> torch.Tensor:
+    """``erf(s_i) / d`` (SPEC A2 choice)."""
+    return torch.erf(scores) / scores.shape[-1]
+
+
+@register("sigmoid")
+def sigmoid(scores: torch.Tensor) -> torch.Tensor:
+    """``sigmoid(s_i) / d``: a bounded component-wise map, not normalized across positions."""
+    return torch.sigmoid(scores) / scores.shape[-1]

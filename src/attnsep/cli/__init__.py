@@ -1,0 +1,36 @@
+"""The ``attnsep`` command: parse, call the library, print. Bad input exits 2 with one line."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+import typer
+
+from . import xor
+
+app = typer.Typer(
+    name="attnsep",
+    help="Attention-vs-FCN separations as rerunnable experiments.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(xor.app, name="xor")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: user mistakes become ``error: ...`` on stderr and exit code 2."""
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(args=argv, prog_name="attnsep", standalone_mode=False)
+    except click.exceptions.UsageError as err:
+        sys.stderr.write(f"error: {err.format_message()}\n")
+        sys.exit(2)
+    except ValueError as err:
+        sys.stderr.write(f"error: {err}\n")
+        sys.exit(2)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        sys.stderr.write("error: interrupted\n")
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -1,0 +1,1 @@
+"""Closed forms: population losses, enumeration and bounds (SPEC A4, B3, B4)."""

@@ -1,0 +1,37 @@
+"""Atomic file output: write beside the target, then rename, so a crash leaves nothing half-written."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from .validate import require
+
+
+def writable_target(path: str | os.PathLike[str], suffix: str) -> Path:
+    """Check that ``path`` ends in ``suffix`` and that its folder exists (or can be made) and is writable."""
+    target = Path(path)
+    require(target.name.endswith(suffix), f"output file must end in {suffix}, got {str(path)!r}")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ValueError(f"cannot create folder {str(target.parent)!r}: {err.strerror}") from None
+    require(os.access(target.parent, os.W_OK), f"folder {str(target.parent)!r} is not writable")
+    return target
+
+
+def save_npz(path: str | os.PathLike[str], **arrays: np.ndarray) -> Path:
+    """Write ``arrays`` to an ``.npz`` file atomically."""
+    target = writable_target(path, ".npz")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            np.savez(handle, **arrays)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target

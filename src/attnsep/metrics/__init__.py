@@ -1,0 +1,1 @@
+"""Metrics per replica (SPEC A6, B2)."""

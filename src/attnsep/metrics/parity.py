@@ -1,0 +1,77 @@
+"""Per-replica metrics of the query-vector model on sparse parity (SPEC A6)."""
+
+from __future__ import annotations
+
+import itertools
+
+import torch
+
+from ..validate import require
+
+MAX_ASSIGNMENT_HEADS = 8
+
+
+def support_mass(gamma: torch.Tensor, support: torch.Tensor) -> torch.Tensor:
+    """Weight each head puts on each support position: ``E x H x k``."""
+    idx = support[:, None, :].expand(gamma.shape[0], gamma.shape[1], support.shape[1])
+    return torch.gather(gamma, 2, idx.to(gamma.device))
+
+
+def top_positions(gamma: torch.Tensor) -> torch.Tensor:
+    """The position each head weights most in absolute value: ``E x H``.
+
+    Component-wise maps (linear, erf) give signed weights; a head with weight ``-1`` on
+    ``i`` reads ``-x_i``, so it attends to ``i``. For softmax the weights are positive.
+    """
+    return gamma.abs().argmax(dim=2)
+
+
+def specialized(gamma: torch.Tensor, support: torch.Tensor) -> torch.Tensor:
+    """True where the heads' top positions are exactly the support, one head per position."""
+    top = top_positions(gamma).sort(dim=1).values.cpu()
+    return (top == support.sort(dim=1).values.cpu()).all(dim=1)
+
+
+def collapsed(gamma: torch.Tensor, support: torch.Tensor) -> torch.Tensor:
+    """True where every head's top position is in the support but two heads share one."""
+    top = top_positions(gamma).sort(dim=1).values.cpu()
+    on_support = (top[:, :, None] == support.cpu()[:, None, :]).any(dim=2).all(dim=1)
+    repeated = (top[:, 1:] == top[:, :-1]).any(dim=1)
+    return on_support & repeated
+
+
+def l1_to_targets(gamma: torch.Tensor, support: torch.Tensor) -> torch.Tensor:
+    """``eps[e, h, a] = || gamma_h - e_{S_a} ||_1``: ``E x H x k``."""
+    mass = support_mass(gamma, support)
+    total = gamma.abs().sum(dim=2, keepdim=True)
+    return total - mass.abs() + (1 - mass).abs()
+
+
+def best_assignment(gamma: torch.Tensor, support: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The certified error bound and the head-to-support assignment that attains it (SPEC A6).
+
+    If head ``h`` targets support bit ``S_pi(h)`` then ``|gamma_h . x - x_{S_pi(h)}| <= eps_h``
+    for every ``x``, hence ``|f - y| <= prod_h (1 + eps_h) - 1`` (``eps_1 + eps_2 + eps_1 eps_2``
+    for XOR); the bound is minimized over the assignments ``pi``. Needs ``H = k`` and the
+    model's output sign equal to the task's. Returns ``(bound: E, pi: E x H)``.
+    """
+    heads, k = gamma.shape[1], support.shape[1]
+    require(heads == k, f"certified error needs as many heads as support bits, got {heads} and {k}")
+    require(heads <= MAX_ASSIGNMENT_HEADS, f"certified error supports at most {MAX_ASSIGNMENT_HEADS} heads")
+    eps = l1_to_targets(gamma, support)
+    perms = torch.tensor(list(itertools.permutations(range(k))), device=eps.device)  # P x H
+    rows = torch.arange(heads, device=eps.device)
+    bounds = torch.stack([(1 + eps[:, rows, perm]).prod(dim=1) - 1 for perm in perms])  # P x E
+    bound, best = bounds.min(dim=0)
+    return bound, perms[best]
+
+
+def certified_error(gamma: torch.Tensor, support: torch.Tensor) -> torch.Tensor:
+    """``max_x |f(x) - y(x)| <= certified_error`` for every input of the cube (SPEC A6)."""
+    return best_assignment(gamma, support)[0]
+
+
+def assigned_mass(gamma: torch.Tensor, support: torch.Tensor) -> torch.Tensor:
+    """Each head's weight on the support bit it is assigned to: ``E x H``."""
+    _, perm = best_assignment(gamma, support)
+    return support_mass(gamma, support).gather(2, perm[:, :, None]).squeeze(2)

@@ -1,0 +1,118 @@
+"""The H-head query-vector attention model over frozen sphere embeddings (SPEC A2).
+
+Scores ``s_h = V theta_h``, weights ``gamma_h = sigma(s_h)``, output
+``f(x) = sign * prod_h (gamma_h . x)``. The query vectors ``theta`` (``E x H x m``) are the
+only trainable parameters; the embeddings ``V`` (``E x d x m``) are frozen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from .. import attention
+from ..positional import sphere_embeddings
+from ..rng import generator
+from ..validate import int_at_least, one_of, require
+
+INITS = ("antisymmetric", "independent")
+
+
+def simplex_vertices(heads: int) -> torch.Tensor:
+    """``H x (H-1)`` unit vectors summing to zero with pairwise inner products ``-1/(H-1)``.
+
+    For ``H = 2`` these are ``+1`` and ``-1``.
+    """
+    centered = torch.eye(heads, dtype=torch.float64) - 1.0 / heads
+    basis, r = torch.linalg.qr(centered[:, : heads - 1])  # orthonormal basis of the sum-zero space
+    coords = centered @ (basis * torch.sign(torch.diagonal(r)))
+    return coords / coords.norm(dim=1, keepdim=True)
+
+
+def initial_queries(
+    seed: int, replicas: int, heads: int, m: int, init: str = "antisymmetric", first_replica: int = 0
+) -> torch.Tensor:
+    """Initial ``theta`` (``E x H x m``, float64, CPU) (SPEC A2).
+
+    ``antisymmetric``: ``theta_1 ~ Uniform(S^{m-1})`` and ``theta_2 = -theta_1``; for ``H > 2``
+    the heads are the vertices of a regular simplex centred at 0 in a uniformly random
+    orientation (unit norms, pairwise inner products ``-1/(H-1)``, needs ``m >= H - 1``).
+    ``independent``: every head i.i.d. uniform on the sphere.
+    """
+    one_of("init", init, INITS)
+    int_at_least("heads", heads, 1)
+    int_at_least("m", m, 1)
+    out = []
+    for e in range(replicas):
+        gen = generator(seed, first_replica + e, "queries")
+        if init == "independent" or heads == 1:
+            g = torch.randn(heads, m, generator=gen, dtype=torch.float64)
+            out.append(g / g.norm(dim=1, keepdim=True))
+            continue
+        require(m >= heads - 1, f"antisymmetric init with {heads} heads needs m >= {heads - 1}, got m={m}")
+        q, r = torch.linalg.qr(torch.randn(m, heads - 1, generator=gen, dtype=torch.float64))
+        q = q * torch.sign(torch.diagonal(r))  # Haar-uniform orthonormal frame
+        out.append(simplex_vertices(heads) @ q.T)
+    return torch.stack(out)
+
+
+@dataclass(frozen=True)
+class QueryHeads:
+    """Frozen embeddings ``V`` (``E x d x m``), an attention map and the output sign."""
+
+    V: torch.Tensor
+    attention: str = "softmax"
+    sign: int = -1
+
+    def __post_init__(self) -> None:
+        attention.get(self.attention)
+        require(self.V.dim() == 3, f"V must have shape E x d x m, got {tuple(self.V.shape)}")
+
+    @classmethod
+    def sample(
+        cls,
+        seed: int,
+        replicas: int,
+        d: int,
+        m: int,
+        *,
+        attention: str = "softmax",
+        sign: int = -1,
+        first_replica: int = 0,
+        dtype: torch.dtype = torch.float64,
+        device: torch.device | str = "cpu",
+    ) -> QueryHeads:
+        """Embeddings with rows uniform on ``S^{m-1}``, replica ``e`` from stream ``(seed, e)``."""
+        V = sphere_embeddings(seed, replicas, d, m, first_replica=first_replica, dtype=dtype, device=device)
+        return cls(V, attention, sign)
+
+    @property
+    def d(self) -> int:
+        return self.V.shape[1]
+
+    @property
+    def m(self) -> int:
+        return self.V.shape[2]
+
+    def scores(self, theta: torch.Tensor) -> torch.Tensor:
+        """``s = V theta`` for every head: ``E x H x d``."""
+        return torch.bmm(theta, self.V.transpose(1, 2))
+
+    def weights(self, theta: torch.Tensor) -> torch.Tensor:
+        """Attention weights ``gamma = sigma(V theta)``: ``E x H x d``."""
+        return attention.get(self.attention)(self.scores(theta))
+
+    def predict(self, theta: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        """``f(x) = sign * prod_h gamma_h . x`` for ``x`` of shape ``E x n x d``: ``E x n``."""
+        return head_product(self.weights(theta), x, self.sign)
+
+    @staticmethod
+    def trainable_params(heads: int, m: int) -> int:
+        return heads * m
+
+
+def head_product(gamma: torch.Tensor, x: torch.Tensor, sign: int) -> torch.Tensor:
+    """``sign * prod_h (gamma_h . x)`` from weights ``E x H x d`` and inputs ``E x n x d``."""
+    return sign * torch.bmm(x.to(gamma.dtype), gamma.transpose(1, 2)).prod(dim=2)
+

@@ -1,0 +1,194 @@
+"""The one-step experiment on an ensemble: draw, take one gradient step, measure (SPEC A5, A6).
+
+Replicas are processed in batches (``replica_batch``); every random draw of replica ``e``
+comes from its own streams, so the results do not depend on the batch split.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import torch
+
+from . import attention
+from .device import resolve_device, resolve_dtype
+from .exact.parity import population_loss
+from .metrics.parity import assigned_mass, best_assignment, collapsed, specialized
+from .models.query_heads import INITS, QueryHeads, initial_queries
+from .tasks.parity import SparseParity
+from .train.parity import (
+    default_eta,
+    empirical_objective,
+    gradient_step,
+    label_correlation,
+    population_objective,
+)
+from .validate import distinct_indices, int_at_least, one_of, positive_finite, require
+
+BATCH_ELEMENTS = 1 << 24
+"""Auto replica batch: as many replicas as keep ``batch x d x m`` under this many numbers."""
+
+
+@dataclass(frozen=True)
+class OneStepConfig:
+    """One population (or empirical) gradient step for ``seeds`` replicas (SPEC A5)."""
+
+    d: int
+    m: int = 32
+    seeds: int = 64
+    seed: int = 0
+    attention: str = "softmax"
+    eta: float | None = None  # None: eta_scale * d^2 * ln d
+    eta_scale: float = 16.0
+    samples: int | None = None  # None: the exact population gradient
+    support: tuple[int, ...] | None = None  # None: uniform per replica
+    init: str = "antisymmetric"
+    k: int = 2
+    sign: int = -1
+    noise: float = 0.0
+    success_tol: float = 0.1
+    dtype: str = "float64"
+    device: str = "auto"
+    replica_batch: int | None = None
+
+    def __post_init__(self) -> None:
+        self.task()  # validates d, k, sign, noise
+        int_at_least("m", self.m, 1)
+        int_at_least("seeds", self.seeds, 1)
+        int_at_least("seed", self.seed, 0)
+        attention.get(self.attention)
+        if self.eta is not None:
+            positive_finite("eta", self.eta)
+        positive_finite("eta scale", self.eta_scale)
+        if self.samples is not None:
+            int_at_least("samples", self.samples, 1)
+        if self.support is not None:
+            distinct_indices("support", list(self.support), self.d, self.k)
+        one_of("init", self.init, INITS)
+        positive_finite("success tolerance", self.success_tol)
+        resolve_dtype(self.dtype)
+        one_of("device", self.device, ["auto", "cpu", "cuda"])
+        if self.replica_batch is not None:
+            int_at_least("replica batch", self.replica_batch, 1)
+
+    def task(self) -> SparseParity:
+        return SparseParity(self.d, self.k, self.sign, self.noise)
+
+    def step_size(self) -> float:
+        return self.eta if self.eta is not None else default_eta(self.d, self.eta_scale)
+
+    def batch_size(self) -> int:
+        auto = max(1, BATCH_ELEMENTS // (self.d * self.m))
+        return min(self.seeds, self.replica_batch or auto)
+
+
+@dataclass
+class OneStepResult:
+    """Per-replica state and metrics; arrays have the replica axis first."""
+
+    config: OneStepConfig
+    eta: float
+    support: np.ndarray  # E x k
+    theta_before: np.ndarray  # E x H x m
+    theta_after: np.ndarray
+    loss_before: np.ndarray  # E
+    loss_after: np.ndarray
+    mass_after: np.ndarray  # E x H: each head's weight on its assigned support bit
+    certified_error: np.ndarray  # E
+    specialized: np.ndarray  # E (bool)
+    collapsed: np.ndarray  # E (bool)
+    embeddings: np.ndarray | None = field(default=None, repr=False)  # E x d x m when kept
+
+    @property
+    def success(self) -> np.ndarray:
+        return self.certified_error <= self.config.success_tol
+
+    @property
+    def trainable_params(self) -> int:
+        return QueryHeads.trainable_params(self.config.k, self.config.m)
+
+
+def _run_batch(config: OneStepConfig, first: int, count: int, keep_embeddings: bool) -> dict[str, np.ndarray]:
+    device, dtype = resolve_device(config.device), resolve_dtype(config.dtype)
+    task = config.task()
+    model = QueryHeads.sample(
+        config.seed, count, config.d, config.m, attention=config.attention, sign=config.sign,
+        first_replica=first, dtype=dtype, device=device,
+    )
+    if config.support is None:
+        support = task.supports(config.seed, count, first_replica=first)
+    else:
+        support = task.fixed_support(list(config.support), count)
+    support = support.to(device)
+    theta = initial_queries(config.seed, count, config.k, config.m, config.init, first).to(device, dtype)
+    if config.samples is None:
+        objective = population_objective(model, task, support)
+    else:
+        objective = empirical_objective(model, task, support, config.seed, config.samples, first)
+    theta_after, _ = gradient_step(objective, theta, config.step_size())
+    corr = label_correlation(model, task)
+    gamma_before, gamma_after = model.weights(theta), model.weights(theta_after)
+    bound, _ = best_assignment(gamma_after, support)
+    out = {
+        "support": support,
+        "theta_before": theta,
+        "theta_after": theta_after,
+        "loss_before": population_loss(gamma_before, support, corr),
+        "loss_after": population_loss(gamma_after, support, corr),
+        "mass_after": assigned_mass(gamma_after, support),
+        "certified_error": bound,
+        "specialized": specialized(gamma_after, support),
+        "collapsed": collapsed(gamma_after, support),
+    }
+    if keep_embeddings:
+        out["embeddings"] = model.V
+    arrays = {key: value.detach().cpu().numpy() for key, value in out.items()}
+    for key in ("loss_before", "loss_after", "certified_error"):
+        require(
+            bool(np.isfinite(arrays[key]).all()),
+            f"{key} is not finite (d={config.d}, eta={config.step_size():g}, dtype={config.dtype}); "
+            "use float64 or a smaller eta",
+        )
+    return arrays
+
+
+def run_one_step(config: OneStepConfig, keep_embeddings: bool = False, progress=None) -> OneStepResult:
+    """Run the experiment for all replicas, batch by batch. ``progress(done, total)`` is optional."""
+    batch = config.batch_size()
+    parts = []
+    for first in range(0, config.seeds, batch):
+        parts.append(_run_batch(config, first, min(batch, config.seeds - first), keep_embeddings))
+        if progress is not None:
+            progress(first + len(parts[-1]["support"]), config.seeds)
+    merged = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+    return OneStepResult(config=config, eta=config.step_size(), **merged)
+
+
+def summarize(result: OneStepResult) -> dict:
+    """The JSON summary of ``attnsep xor one-step`` (per-replica values included)."""
+
+    def stats(values: np.ndarray) -> dict:
+        return {"mean": float(values.mean()), "median": float(np.median(values)),
+                "values": [float(v) for v in values]}
+
+    config = result.config
+    head_min = result.mass_after.min(axis=1)
+    return {
+        **{key: value for key, value in asdict(config).items() if key not in ("replica_batch",)},
+        "support": None if config.support is None else list(config.support),
+        "gradient": "population" if config.samples is None else "empirical",
+        "eta": result.eta,
+        "trainable_params": result.trainable_params,
+        "loss_before": stats(result.loss_before),
+        "loss_after": stats(result.loss_after),
+        "success_rate": float(result.success.mean()),
+        "specialization_rate": float(result.specialized.mean()),
+        "collapse_rate": float(result.collapsed.mean()),
+        "support_mass": {"mean": float(head_min.mean()), "min": float(head_min.min()),
+                         "values": [float(v) for v in head_min]},
+        "certified_error": {"median": float(np.median(result.certified_error)),
+                            "max": float(result.certified_error.max()),
+                            "values": [float(v) for v in result.certified_error]},
+        "supports": result.support.tolist(),
+    }

@@ -1,0 +1,86 @@
+"""Sparse XOR and k-sparse parity on the hypercube (SPEC A1).
+
+``y = sign * prod_{a in S} x_a`` for ``x ~ Uniform{-1, +1}^d``, optionally with each label
+flipped independently with probability ``noise``. Sparse XOR is ``k = 2, sign = -1``.
+Every replica ``e`` has its own support and its own sample streams, named
+``(seed, e, ...)``, so a replica's data never depends on the batch of replicas it is in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from ..rng import generator
+from ..validate import distinct_indices, int_at_least, probability, require
+
+SAMPLE_ELEMENTS = 1 << 18
+"""Samples are drawn in blocks of ``max(1, SAMPLE_ELEMENTS // d)`` rows, one stream a block."""
+
+
+@dataclass(frozen=True)
+class SparseParity:
+    """The task: input length ``d``, support size ``k``, label sign and label-flip rate."""
+
+    d: int
+    k: int = 2
+    sign: int = -1
+    noise: float = 0.0
+
+    def __post_init__(self) -> None:
+        int_at_least("d", self.d, 2)
+        int_at_least("k", self.k, 1)
+        require(self.k <= self.d, f"k must be <= d={self.d}, got {self.k}")
+        require(self.sign in (1, -1), f"sign must be +1 or -1, got {self.sign!r}")
+        probability("noise", self.noise, below_half=True)
+
+    def supports(self, seed: int, replicas: int, first_replica: int = 0) -> torch.Tensor:
+        """``E x k`` sorted supports, replica ``e`` uniform from stream ``(seed, e, "support")``."""
+        int_at_least("replicas", replicas, 1)
+        rows = [
+            torch.randperm(self.d, generator=generator(seed, first_replica + e, "support"))[: self.k]
+            for e in range(replicas)
+        ]
+        return torch.stack(rows).sort(dim=1).values
+
+    def fixed_support(self, support: list[int], replicas: int) -> torch.Tensor:
+        """The same given support for every replica (``E x k``)."""
+        items = distinct_indices("support", support, self.d, self.k)
+        return torch.tensor(sorted(items)).expand(replicas, self.k).clone()
+
+    def labels(self, x: torch.Tensor, support: torch.Tensor, flips: torch.Tensor | None = None) -> torch.Tensor:
+        """Clean (or flipped, where ``flips`` is true) labels for ``x`` of shape ``E x n x d``."""
+        idx = support[:, None, :].expand(x.shape[0], x.shape[1], self.k)
+        y = self.sign * torch.gather(x, 2, idx).prod(dim=2)
+        return torch.where(flips, -y, y) if flips is not None else y
+
+    def block_rows(self) -> int:
+        """Rows per sample block (depends on ``d`` only)."""
+        return max(1, SAMPLE_ELEMENTS // self.d)
+
+    def sample_block(
+        self, seed: int, support: torch.Tensor, block: int, rows: int, first_replica: int = 0
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Rows ``0..rows-1`` of sample block ``block`` for every replica: ``x`` (E x rows x d), ``y``.
+
+        ``x`` is float64 ±1 on the CPU; block ``b`` of replica ``e`` comes from stream
+        ``(seed, e, "samples", b)``.
+        """
+        xs, flips = [], []
+        for e in range(support.shape[0]):
+            gen = generator(seed, first_replica + e, "samples", block)
+            bits = torch.randint(0, 2, (self.block_rows(), self.d), generator=gen, dtype=torch.int8)
+            xs.append(bits[:rows].to(torch.float64).mul_(2).sub_(1))
+            flips.append(torch.rand(self.block_rows(), generator=gen, dtype=torch.float64)[:rows] < self.noise)
+        return (x := torch.stack(xs)), self.labels(x, support, torch.stack(flips))
+
+    def samples(
+        self, seed: int, support: torch.Tensor, n: int, first_replica: int = 0
+    ):
+        """Yield ``(x, y)`` chunks covering samples ``0..n-1`` of every replica, in order."""
+        int_at_least("n", n, 1)
+        per_block = self.block_rows()
+        for block in range((n + per_block - 1) // per_block):
+            rows = min(per_block, n - block * per_block)
+            yield self.sample_block(seed, support, block, rows, first_replica)

@@ -1,0 +1,112 @@
+"""Gradient steps for the query-vector model on sparse parity (SPEC A4 gradients, A5 steps).
+
+An *objective* maps ``theta`` (``E x H x m``) to ``(loss, grad)``, both per replica. Two are
+provided: the exact population loss (autograd through the closed form, ``sigma`` and ``V``)
+and the empirical loss on ``n`` samples, streamed in blocks so ``n x d`` is never held at once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import torch
+
+from ..exact.parity import population_loss
+from ..models.query_heads import QueryHeads
+from ..tasks.parity import SparseParity
+from ..validate import int_at_least, positive_finite, require
+
+Objective = Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
+
+
+def default_eta(d: int, scale: float = 16.0) -> float:
+    """``eta = scale * d^2 * ln d`` (SPEC A5): the initial gradient is of order ``1/d^2``."""
+    return positive_finite("eta scale", scale) * d**2 * math.log(d)
+
+
+def label_correlation(model: QueryHeads, task: SparseParity) -> float:
+    """``s_model * s_task * (1 - 2 noise)``: the weight of the cross term in the loss."""
+    return model.sign * task.sign * (1 - 2 * task.noise)
+
+
+def backprop_to_queries(model: QueryHeads, theta: torch.Tensor, loss_of_weights) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(loss, d loss / d theta)`` where ``loss_of_weights`` maps ``gamma`` to ``(loss, d loss / d gamma)``."""
+    with torch.enable_grad():
+        leaf = theta.detach().requires_grad_(True)
+        gamma = model.weights(leaf)
+        loss, grad_gamma = loss_of_weights(gamma.detach())
+        (grad,) = torch.autograd.grad(gamma, leaf, grad_outputs=grad_gamma)
+    return loss.detach(), grad
+
+
+def population_objective(model: QueryHeads, task: SparseParity, support: torch.Tensor) -> Objective:
+    """Exact population loss and gradient (SPEC A4)."""
+    corr = label_correlation(model, task)
+    support = support.to(model.V.device)
+
+    def exact(gamma: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        with torch.enable_grad():
+            gamma = gamma.requires_grad_(True)
+            loss = population_loss(gamma, support, corr)
+            (grad,) = torch.autograd.grad(loss.sum(), gamma)
+        return loss, grad
+
+    return lambda theta: backprop_to_queries(model, theta, exact)
+
+
+def empirical_weights_gradient(
+    model: QueryHeads, task: SparseParity, support: torch.Tensor, seed: int, n: int, first_replica: int = 0
+) -> Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]:
+    """``gamma -> (mean (f - y)^2, its gradient in gamma)`` over ``n`` streamed samples (SPEC A4)."""
+    int_at_least("n", n, 1)
+
+    def loss_of_weights(gamma: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        total = torch.zeros(gamma.shape[0], dtype=gamma.dtype, device=gamma.device)
+        grad = torch.zeros_like(gamma)
+        heads = gamma.shape[1]
+        for x, y in task.samples(seed, support.cpu(), n, first_replica):
+            x, y = x.to(gamma.device, gamma.dtype), y.to(gamma.device, gamma.dtype)
+            proj = torch.bmm(x, gamma.transpose(1, 2))  # E x rows x H
+            residual = model.sign * proj.prod(dim=2) - y
+            total += (residual**2).sum(dim=1)
+            others = torch.stack(
+                [proj[:, :, [j for j in range(heads) if j != h]].prod(dim=2) for h in range(heads)], dim=2
+            )
+            coef = (2 * model.sign) * residual[:, :, None] * others  # E x rows x H
+            grad += torch.bmm(coef.transpose(1, 2), x)
+        return total / n, grad / n
+
+    return loss_of_weights
+
+
+def empirical_objective(
+    model: QueryHeads, task: SparseParity, support: torch.Tensor, seed: int, n: int, first_replica: int = 0
+) -> Objective:
+    """Empirical loss and gradient on ``n`` fresh samples per replica, streamed (SPEC A4)."""
+    weights_grad = empirical_weights_gradient(model, task, support, seed, n, first_replica)
+    return lambda theta: backprop_to_queries(model, theta, weights_grad)
+
+
+def gradient_step(objective: Objective, theta: torch.Tensor, eta: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """``theta - eta * grad`` and the loss before the step (SPEC A5)."""
+    require(math.isfinite(eta) and eta > 0, f"eta must be a finite number > 0, got {eta!r}")
+    loss, grad = objective(theta)
+    stepped = theta - eta * grad
+    require(
+        bool(torch.isfinite(stepped).all()),
+        f"the step with eta={eta:g} produced non-finite query vectors; use a smaller eta or float64",
+    )
+    return stepped, loss
+
+
+def gradient_descent(
+    objective: Objective, theta: torch.Tensor, eta: float, steps: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``steps`` full-batch steps; returns the final ``theta`` and the loss before each step (``steps x E``)."""
+    int_at_least("steps", steps, 1)
+    history = []
+    for _ in range(steps):
+        theta, loss = gradient_step(objective, theta, eta)
+        history.append(loss)
+    return theta, torch.stack(history)
