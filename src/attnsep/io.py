@@ -19,7 +19,11 @@ def writable_target(path: str | os.PathLike[str], suffix: str) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise ValueError(f"cannot create folder {str(target.parent)!r}: {err.strerror}") from None
-    require(os.access(target.parent, os.W_OK), f"folder {str(target.parent)!r} is not writable")
+    try:
+        with tempfile.TemporaryFile(dir=target.parent):
+            pass
+    except OSError:
+        raise ValueError(f"folder {str(target.parent)!r} is not writable") from None
     return target
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 
-import click
 import typer
 
 from . import xor
@@ -24,13 +23,15 @@ def main(argv: list[str] | None = None) -> None:
     command = typer.main.get_command(app)
     try:
         code = command.main(args=argv, prog_name="attnsep", standalone_mode=False)
-    except click.exceptions.UsageError as err:
+    except typer.TyperException as err:
+        if not err.format_message():  # a bare group name: its help was printed
+            sys.exit(0)
         sys.stderr.write(f"error: {err.format_message()}\n")
         sys.exit(2)
     except ValueError as err:
         sys.stderr.write(f"error: {err}\n")
         sys.exit(2)
-    except (click.exceptions.Abort, KeyboardInterrupt):
+    except (typer.Abort, KeyboardInterrupt):
         sys.stderr.write("error: interrupted\n")
         sys.exit(130)
     sys.exit(code if isinstance(code, int) else 0)
