@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 
@@ -27,15 +29,20 @@ def writable_target(path: str | os.PathLike[str], suffix: str) -> Path:
     return target
 
 
-def save_npz(path: str | os.PathLike[str], **arrays: np.ndarray) -> Path:
-    """Write ``arrays`` to an ``.npz`` file atomically."""
-    target = writable_target(path, ".npz")
+def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], None]) -> Path:
+    """Call ``write(handle)`` on a temporary file beside ``path``, then rename it to ``path``."""
+    target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            np.savez(handle, **arrays)
+            write(handle)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+def save_npz(path: str | os.PathLike[str], **arrays: np.ndarray) -> Path:
+    """Write ``arrays`` to an ``.npz`` file atomically."""
+    return atomic_write(writable_target(path, ".npz"), lambda handle: np.savez(handle, **arrays))

@@ -13,7 +13,7 @@ import torch
 
 from . import attention
 from .device import resolve_device, resolve_dtype
-from .exact.parity import population_loss
+from .exact.parity import MAX_EXACT_HEADS, population_loss
 from .metrics.parity import assigned_mass, best_assignment, collapsed, specialized
 from .models.query_heads import INITS, QueryHeads, initial_queries
 from .tasks.parity import SparseParity
@@ -54,6 +54,8 @@ class OneStepConfig:
 
     def __post_init__(self) -> None:
         self.task()  # validates d, k, sign, noise
+        require(self.k <= MAX_EXACT_HEADS,
+                f"k must be <= {MAX_EXACT_HEADS} (exact population loss), got {self.k}")
         int_at_least("m", self.m, 1)
         int_at_least("seeds", self.seeds, 1)
         int_at_least("seed", self.seed, 0)

@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from . import xor
+from . import engine, xor
 
 app = typer.Typer(
     name="attnsep",
@@ -16,6 +16,11 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(xor.app, name="xor")
+app.command("reproduce")(engine.reproduce)
+app.command("sweep")(engine.sweep)
+app.add_typer(engine.runs, name="runs")
+app.command("report")(engine.report)
+app.command("list")(engine.list_experiments)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -29,6 +29,7 @@ from ..validate import require
 # Joint cumulants of one Rademacher variable: kappa_{2n} = 2^{2n} (2^{2n} - 1) B_{2n} / (2n).
 RADEMACHER_CUMULANTS = {2: 1.0, 4: -2.0, 6: 16.0, 8: -272.0, 10: 7936.0, 12: -353792.0}
 MAX_ENUMERATION_D = 22
+MAX_EXACT_HEADS = max(RADEMACHER_CUMULANTS) // 2  # E[prod_h (gamma_h . x)^2] has 2H forms
 
 
 @cache
@@ -49,7 +50,8 @@ def even_partitions(count: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
 
 def rademacher_moment(forms: list[torch.Tensor]) -> torch.Tensor:
     """``E[prod_j (l_j . x)]`` for ``x`` uniform on the cube; each form is ``... x d``."""
-    require(len(forms) <= max(RADEMACHER_CUMULANTS), f"at most {max(RADEMACHER_CUMULANTS)} forms")
+    most = max(RADEMACHER_CUMULANTS)
+    require(len(forms) <= most, f"the moment expansion handles at most {most} forms, got {len(forms)}")
     total = torch.zeros(forms[0].shape[:-1], dtype=forms[0].dtype, device=forms[0].device)
     for partition in even_partitions(len(forms)):
         term = torch.ones_like(total)
@@ -79,10 +81,13 @@ def population_loss(gamma: torch.Tensor, support: torch.Tensor, label_corr: floa
     """
     if gamma.shape[1] == 2 and support.shape[1] == 2:
         return two_head_loss(gamma, support, label_corr)
-    heads = list(gamma.unbind(dim=1))
-    bits = [torch.zeros_like(heads[0]).scatter_(1, support[:, a : a + 1], 1.0) for a in range(support.shape[1])]
-    square = rademacher_moment([h for h in heads for _ in range(2)])
-    cross = rademacher_moment(heads + bits)
+    heads = gamma.shape[1]
+    require(heads <= MAX_EXACT_HEADS and heads + support.shape[1] <= 2 * MAX_EXACT_HEADS,
+            f"the exact population loss handles at most {MAX_EXACT_HEADS} heads, got {heads}")
+    rows = list(gamma.unbind(dim=1))
+    bits = [torch.zeros_like(rows[0]).scatter_(1, support[:, a : a + 1], 1.0) for a in range(support.shape[1])]
+    square = rademacher_moment([h for h in rows for _ in range(2)])
+    cross = rademacher_moment(rows + bits)
     return square - 2 * label_corr * cross + 1
 
 

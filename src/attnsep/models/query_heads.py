@@ -41,6 +41,7 @@ def initial_queries(
     ``independent``: every head i.i.d. uniform on the sphere.
     """
     one_of("init", init, INITS)
+    int_at_least("replicas", replicas, 1)
     int_at_least("heads", heads, 1)
     int_at_least("m", m, 1)
     out = []
@@ -67,6 +68,7 @@ class QueryHeads:
 
     def __post_init__(self) -> None:
         attention.get(self.attention)
+        require(self.sign in (1, -1), f"sign must be +1 or -1, got {self.sign!r}")
         require(self.V.dim() == 3, f"V must have shape E x d x m, got {tuple(self.V.shape)}")
 
     @classmethod

@@ -1,0 +1,213 @@
+"""``attnsep reproduce | sweep | runs | report | list``: experiments through the engine."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from ..engine.executors import EXECUTORS
+from ..engine.jobs import expand_grid, jobs_for, load_config_file, parse_assignment
+from ..engine.store import DEFAULT_PATH, Store
+from ..engine.sweep import run_sweep
+from ..experiments import base, load_all
+from ..report.claims import build_claims, planned_jobs
+from ..report.html import write_report
+from ..validate import one_of, require
+from .common import emit_json
+
+ERR = Console(stderr=True)
+
+
+def experiment_names(only: str | None) -> list[str]:
+    load_all()
+    names = list(base.REGISTRY)
+    if only is None:
+        return names
+    chosen = [n.strip() for n in only.split(",") if n.strip()]
+    require(bool(chosen), f"--only needs experiment names, got {only!r}")
+    for name in chosen:
+        base.get(name)
+    return chosen
+
+
+def sweep_with_progress(jobs, store: Store, executor: str, address: str | None, quiet: bool, label: str):
+    """Run ``jobs`` with a progress bar on stderr (none when ``quiet``)."""
+    one_of("executor", executor, EXECUTORS)
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                        console=ERR, disable=quiet, transient=False)
+    with progress:
+        task = progress.add_task(label, total=None)
+
+        def started(todo: int, cached: int) -> None:
+            progress.update(task, total=todo, description=f"{label} ({cached} from the store)")
+
+        def finished(job, row) -> None:
+            progress.advance(task)
+            if row["status"] != "done" and not quiet:
+                ERR.print(f"[red]job failed[/red] {job.experiment} {row['error'].splitlines()[0]}")
+
+        return run_sweep(jobs, store, executor, address=address, on_start=started, on_done=finished)
+
+
+def reproduce(
+    quick: bool = typer.Option(False, "--quick", help="The quick preset (default): ~10 minutes on 2 cores."),
+    full: bool = typer.Option(False, "--full", help="Paper-scale sizes, for a GPU or a cluster."),
+    only: str | None = typer.Option(None, "--only", help="Comma-separated experiment names."),
+    executor: str = typer.Option("process", "--executor", help="inline, process or ray."),
+    address: str | None = typer.Option(None, "--address", help="Ray cluster address (ray executor)."),
+    out: Path = typer.Option(Path("results/report"), "--out", help="Report folder."),
+    store_path: Path = typer.Option(DEFAULT_PATH, "--store", help="Results database."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
+) -> None:
+    """Rerun every claim of both papers and write the report (index.html, claims.json)."""
+    require(not (quick and full), "choose one of --quick and --full")
+    preset = "full" if full else "quick"
+    names = experiment_names(only)
+    one_of("executor", executor, EXECUTORS)
+    store = Store(store_path)
+    started = time.time()
+    jobs = [job for group in planned_jobs(names, preset).values() for job in group]
+    outcome = sweep_with_progress(jobs, store, executor, address, quiet, f"reproduce --{preset}")
+    store.remember("last_reproduction", {"preset": preset, "names": names})
+    claims = build_claims(store, names, preset, out)
+    index, table = write_report(claims, preset, out)
+    show_claims(claims)
+    if not quiet:
+        ERR.print(f"{outcome.computed} jobs computed, {outcome.cached} from the store, "
+                  f"{len(outcome.failed)} failed, {time.time() - started:.1f} s; report: {index}")
+    if outcome.failed:
+        raise typer.Exit(1)
+
+
+def show_claims(claims: list[dict]) -> None:
+    table = Table(title="claims", show_lines=False)
+    for column in ("claim", "title", "verdict"):
+        table.add_column(column)
+    for c in claims:
+        color = "green" if c["verdict"].startswith("reproduced") else "yellow" if c["verdict"] == "incomplete" else "red"
+        table.add_row(c["claim"], c["title"], f"[{color}]{c['verdict']}[/{color}]")
+    Console().print(table)
+
+
+def sweep(
+    experiment: str = typer.Argument(..., help="Experiment name (see `attnsep list`)."),
+    grid: list[str] = typer.Option([], "--grid", help="key=v1,v2,... (repeatable): a grid axis."),
+    sets: list[str] = typer.Option([], "--set", help="key=value (repeatable): a fixed field."),
+    config_file: str | None = typer.Option(None, "--config", help="TOML/YAML file with [set] and [grid]."),
+    preset: str = typer.Option("quick", "--preset", help="Preset the fields start from: quick or full."),
+    executor: str = typer.Option("process", "--executor", help="inline, process or ray."),
+    address: str | None = typer.Option(None, "--address", help="Ray cluster address."),
+    store_path: Path = typer.Option(DEFAULT_PATH, "--store", help="Results database."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Run an experiment over a grid of its config fields; results go to the store."""
+    one_of("preset", preset, ["quick", "full"])
+    base.get(experiment)
+    fixed, axes = {}, {}
+    if config_file is not None:
+        loaded = load_config_file(config_file)
+        fixed.update(loaded["set"])
+        axes.update(loaded["grid"])
+    fixed.update(dict(parse_assignment(s, grid=False) for s in sets))
+    axes.update(dict(parse_assignment(g, grid=True) for g in grid))
+    configs = expand_grid(experiment, preset, fixed, axes)
+    jobs = [job for config in configs for job in jobs_for(experiment, config)]
+    store = Store(store_path)
+    outcome = sweep_with_progress(jobs, store, executor, address, quiet or as_json, f"sweep {experiment}")
+    summary = {"experiment": experiment, "configs": len(configs), "jobs": outcome.total,
+               "computed": outcome.computed, "cached": outcome.cached, "failed": len(outcome.failed),
+               "store": str(store_path), "job_hashes": [j.key for j in jobs]}
+    if as_json:
+        emit_json(summary)
+    else:
+        Console().print(f"{experiment}: {len(configs)} configs, {outcome.total} jobs: {outcome.computed} "
+                        f"computed, {outcome.cached} from the store, {len(outcome.failed)} failed -> {store_path}")
+    if outcome.failed:
+        raise typer.Exit(1)
+
+
+runs = typer.Typer(help="Inspect and export the results store.", no_args_is_help=True)
+
+
+@runs.command("list")
+def runs_list(store_path: Path = typer.Option(DEFAULT_PATH, "--store"),
+              experiment: str | None = typer.Option(None, "--experiment"),
+              as_json: bool = typer.Option(False, "--json")) -> None:
+    """One line per stored job."""
+    require(store_path.exists(), f"store {str(store_path)!r} does not exist")
+    rows = Store(store_path).rows(experiment)
+    if as_json:
+        emit_json({"runs": [{k: r[k] for k in ("id", "experiment", "config_hash", "seed", "status", "seconds")}
+                            for r in rows]})
+        return
+    table = Table(title=str(store_path))
+    for column in ("id", "experiment", "hash", "seed", "status", "seconds", "records"):
+        table.add_column(column)
+    for r in rows:
+        table.add_row(str(r["id"]), r["experiment"], r["config_hash"][:12], str(r["seed"]), r["status"],
+                      f"{r['seconds']:.2f}", str(len(r["records"] or [])))
+    Console().print(table)
+
+
+@runs.command("show")
+def runs_show(job_id: int = typer.Argument(...), store_path: Path = typer.Option(DEFAULT_PATH, "--store")) -> None:
+    """The full stored row of one job, as JSON."""
+    require(store_path.exists(), f"store {str(store_path)!r} does not exist")
+    emit_json(Store(store_path).row(job_id))
+
+
+@runs.command("export")
+def runs_export(fmt: str = typer.Option(..., "--format", help="csv or parquet."),
+                output: Path | None = typer.Option(None, "--output", help="File (default results/runs.FORMAT)."),
+                experiment: str | None = typer.Option(None, "--experiment"),
+                store_path: Path = typer.Option(DEFAULT_PATH, "--store")) -> None:
+    """All records as a table (one row per record, config columns prefixed ``config.``)."""
+    one_of("format", fmt, ["csv", "parquet"])
+    require(store_path.exists(), f"store {str(store_path)!r} does not exist")
+    from ..io import atomic_write, writable_target
+
+    target = writable_target(output or Path("results") / f"runs.{fmt}", f".{fmt}")
+    frame = Store(store_path).frame(experiment)
+    if fmt == "csv":
+        atomic_write(target, lambda handle: frame.to_csv(handle, index=False))
+    else:
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise ValueError("parquet export needs pyarrow (pip install pyarrow)") from None
+        atomic_write(target, lambda handle: frame.to_parquet(handle, index=False))
+    Console(stderr=True).print(f"{len(frame)} records -> {target}")
+
+
+def report(out: Path = typer.Option(Path("results/report"), "--out", help="Report folder."),
+           store_path: Path = typer.Option(DEFAULT_PATH, "--store", help="Results database.")) -> None:
+    """Rebuild the report of the last reproduction from the store (nothing is recomputed)."""
+    require(store_path.exists(), f"store {str(store_path)!r} does not exist; run `attnsep reproduce` first")
+    store = Store(store_path)
+    last = store.recall("last_reproduction") or {"preset": "quick", "names": experiment_names(None)}
+    claims = build_claims(store, last["names"], last["preset"], out)
+    index, _ = write_report(claims, last["preset"], out)
+    show_claims(claims)
+    ERR.print(f"report: {index}")
+
+
+def list_experiments(as_json: bool = typer.Option(False, "--json")) -> None:
+    """The experiments and the claim each reproduces."""
+    load_all()
+    items = [{"name": e.name, "claim": e.claim, "title": e.title, "paper": e.paper} for e in base.REGISTRY.values()]
+    if as_json:
+        emit_json({"experiments": items})
+        return
+    table = Table(title="experiments")
+    for column in ("name", "claim", "reproduces"):
+        table.add_column(column)
+    for item in items:
+        table.add_row(item["name"], item["claim"], item["title"])
+    Console().print(table)

@@ -1,0 +1,1 @@
+"""Infrastructure: job specs and grids, executors (inline / process / ray), the SQLite store."""

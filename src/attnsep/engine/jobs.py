@@ -1,0 +1,134 @@
+"""Job specs and grid expansion.
+
+A job is ``(experiment name, config dict)``; its hash names it in the store, so the same
+job is never computed twice. Grids expand ``key=v1,v2`` into the cartesian product of
+configs, each validated by the experiment's typed config.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ..experiments import base
+from ..validate import require
+
+
+@dataclass(frozen=True)
+class Job:
+    experiment: str
+    config: dict[str, Any]
+
+    @property
+    def key(self) -> str:
+        """Content hash of the experiment, its version and the full config."""
+        version = base.get(self.experiment).version
+        blob = json.dumps([self.experiment, version, self.config], sort_keys=True)
+        return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+    @property
+    def seed(self) -> int:
+        return int(self.config.get("seed", 0))
+
+
+def jobs_for(experiment: str, config: base.ExperimentConfig) -> list[Job]:
+    """The experiment's jobs for ``config`` (its ``split``)."""
+    exp = base.get(experiment)
+    return [Job(experiment, part.model_dump(mode="json")) for part in exp.split(config)]
+
+
+def parse_value(text: str) -> Any:
+    """A command-line value: JSON when it parses (numbers, lists, booleans), else the string."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def parse_assignment(text: str, *, grid: bool) -> tuple[str, Any]:
+    """``key=value`` (``--set``) or ``key=v1,v2,...`` (``--grid``: a list of values)."""
+    key, sep, raw = text.partition("=")
+    require(bool(sep) and key.strip() != "" and raw != "",
+            f"expected key=value{',value...' if grid else ''}, got {text!r}")
+    if grid:
+        values = parse_value(raw) if raw.startswith("[") else [parse_value(v) for v in raw.split(",")]
+        require(isinstance(values, list) and len(values) > 0, f"--grid {key} needs a list of values, got {raw!r}")
+        return key.strip(), values
+    return key.strip(), parse_value(raw)
+
+
+def load_config_file(path: str) -> dict[str, Any]:
+    """Read a TOML (``.toml``) or YAML (``.yaml``/``.yml``) file with ``set`` and ``grid`` tables
+    (or plain top-level keys, taken as ``set``)."""
+    file = Path(path)
+    require(file.is_file(), f"config file {path!r} does not exist")
+    text = file.read_text()
+    if file.suffix == ".toml":
+        import tomllib
+
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as err:
+            raise ValueError(f"config file {path!r} is not valid TOML: {err}") from None
+    elif file.suffix in (".yaml", ".yml"):
+        try:
+            import yaml
+        except ImportError:
+            raise ValueError("YAML config files need PyYAML (pip install pyyaml); use TOML instead") from None
+        try:
+            data = yaml.safe_load(text) or {}
+        except yaml.YAMLError as err:
+            raise ValueError(f"config file {path!r} is not valid YAML: {str(err).splitlines()[0]}") from None
+    else:
+        raise ValueError(f"config file must end in .toml, .yaml or .yml, got {path!r}")
+    require(isinstance(data, dict), f"config file {path!r} must hold a table of keys")
+    if set(data) <= {"set", "grid"}:
+        return {"set": dict(data.get("set", {})), "grid": dict(data.get("grid", {}))}
+    return {"set": data, "grid": {}}
+
+
+def expand_grid(
+    experiment: str, preset: str, fixed: dict[str, Any], grid: dict[str, list[Any]]
+) -> list[base.ExperimentConfig]:
+    """One validated config per point of the cartesian product of ``grid`` over ``fixed``."""
+    exp = base.get(experiment)
+    keys = sorted(grid)
+    configs = []
+    for values in itertools.product(*(grid[k] for k in keys)):
+        configs.append(exp.config(preset, **fixed, **dict(zip(keys, values, strict=True))))
+    return configs
+
+
+@cache
+def git_commit() -> str | None:
+    """The commit of the source checkout this package runs from, if it is one."""
+    root = Path(__file__).resolve().parents[3]
+    try:
+        proc = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                              text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout.strip() or None if proc.returncode == 0 else None
+
+
+def environment() -> dict[str, Any]:
+    """Package versions, git commit, device and host, stored with every job."""
+    import numpy
+    import torch
+
+    import attnsep
+
+    return {
+        "versions": {"attnsep": attnsep.__version__, "torch": torch.__version__,
+                     "numpy": numpy.__version__},
+        "git_commit": git_commit(),
+        "device": torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu",
+        "host": os.uname().nodename,
+    }

@@ -1,0 +1,77 @@
+"""What an experiment is: a typed config, jobs, records, a figure and a verdict (SPEC A7, B5).
+
+An experiment splits its config into independent *jobs* (smaller configs, e.g. one grid
+point each); ``run`` turns one job into plain records (JSON-able dicts); ``figure`` draws
+all records; ``verdict`` compares them with the paper's claim. Experiments never import
+the engine, the store or the CLI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+Record = dict[str, Any]
+
+
+class ExperimentConfig(BaseModel):
+    """Base of every experiment config: unknown keys and wrong types are errors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    seed: int = 0
+
+
+def parse_config(config_type: type[ExperimentConfig], data: dict[str, Any], where: str) -> ExperimentConfig:
+    """Validate ``data`` into ``config_type``; a failure becomes a one-line ``ValueError``."""
+    try:
+        return config_type.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        key = ".".join(str(p) for p in first["loc"]) or "config"
+        value = first.get("input")
+        raise ValueError(f"{where}: {key}={value!r}: {first['msg']}") from None
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One claim of the papers, made runnable."""
+
+    name: str
+    claim: str  # SPEC section, e.g. "A7.1"
+    title: str
+    paper: str  # the paper's statement, in words
+    config_type: type[ExperimentConfig]
+    run: Callable[[Any], list[Record]]
+    figure: Callable[[list[Record], Any, Path], list[Path]]
+    verdict: Callable[[list[Record], Any], dict[str, Any]]
+    split: Callable[[Any], list[Any]] = lambda config: [config]
+    presets: dict[str, dict[str, Any]] = field(default_factory=dict)
+    version: int = 1  # bump when run() changes its results: stored jobs are then recomputed
+
+    def config(self, preset: str = "quick", **overrides: Any) -> ExperimentConfig:
+        """The preset's config with ``overrides`` applied."""
+        base = dict(self.presets.get(preset, {}))
+        base.update(overrides)
+        return parse_config(self.config_type, base, self.name)
+
+
+REGISTRY: dict[str, Experiment] = {}
+
+
+def register(experiment: Experiment) -> Experiment:
+    REGISTRY[experiment.name] = experiment
+    return experiment
+
+
+def get(name: str) -> Experiment:
+    from . import load_all
+
+    load_all()
+    if name not in REGISTRY:
+        raise ValueError(f"experiment must be one of {', '.join(sorted(REGISTRY))}; got {name!r}")
+    return REGISTRY[name]

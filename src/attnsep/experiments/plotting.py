@@ -1,0 +1,34 @@
+"""Small matplotlib helpers shared by the experiment figures (headless, PNG)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+@contextmanager
+def figure(path: Path, ncols: int = 1, width: float = 5.5, height: float = 4.0) -> Iterator:
+    """Yield ``(fig, axes)``; on exit the figure is saved to ``path`` (PNG) and closed."""
+    fig, axes = plt.subplots(1, ncols, figsize=(width * ncols, height), squeeze=False)
+    try:
+        yield fig, list(axes[0])
+        fig.tight_layout()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp.png")
+        fig.savefig(tmp, dpi=110)
+        tmp.replace(path)
+    finally:
+        plt.close(fig)
+
+
+def rate_band(ax, xs, records, label: str, color=None) -> None:
+    """A success-rate line with its Wilson band (records carry ``rate``, ``low``, ``high``)."""
+    line, = ax.plot(xs, [r["rate"] for r in records], marker="o", label=label, color=color)
+    ax.fill_between(xs, [r["low"] for r in records], [r["high"] for r in records],
+                    color=line.get_color(), alpha=0.15)

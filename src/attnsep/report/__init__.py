@@ -1,0 +1,1 @@
+"""The report: figures, an HTML page and ``claims.json`` built from stored records."""
