@@ -13,11 +13,11 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet "$(TORCH)"
-	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet -e ".[dev,ray]"
 	touch $(STAMP)
 
 reproduce: install
-	$(VENV)/bin/attnsep xor one-step --d 1000 --m 32 --seeds 64 --seed 0 --save results/xor_one_step.npz
+	$(VENV)/bin/attnsep reproduce --quick --out results/report --store results/attnsep.sqlite
 
 test: install
 	$(PY) -m pytest
