@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
-import torch
 
 from . import attention
 from .device import resolve_device, resolve_dtype
@@ -18,11 +17,12 @@ from .metrics.parity import assigned_mass, best_assignment, collapsed, specializ
 from .models.query_heads import INITS, QueryHeads, initial_queries
 from .tasks.parity import SparseParity
 from .train.parity import (
+    apply_step,
     default_eta,
-    empirical_objective,
-    gradient_step,
+    empirical_weights_gradient,
     label_correlation,
-    population_objective,
+    population_weights_gradient,
+    query_gradient,
 )
 from .validate import distinct_indices, int_at_least, one_of, positive_finite, require
 
@@ -114,9 +114,10 @@ class OneStepResult:
 def _run_batch(config: OneStepConfig, first: int, count: int, keep_embeddings: bool) -> dict[str, np.ndarray]:
     device, dtype = resolve_device(config.device), resolve_dtype(config.dtype)
     task = config.task()
+    streamed = not keep_embeddings and count * config.d * config.m > BATCH_ELEMENTS
     model = QueryHeads.sample(
         config.seed, count, config.d, config.m, attention=config.attention, sign=config.sign,
-        first_replica=first, dtype=dtype, device=device,
+        first_replica=first, dtype=dtype, device=device, streamed=streamed,
     )
     if config.support is None:
         support = task.supports(config.seed, count, first_replica=first)
@@ -125,12 +126,16 @@ def _run_batch(config: OneStepConfig, first: int, count: int, keep_embeddings: b
     support = support.to(device)
     theta = initial_queries(config.seed, count, config.k, config.m, config.init, first).to(device, dtype)
     if config.samples is None:
-        objective = population_objective(model, task, support)
+        weights_grad = population_weights_gradient(model, task, support)
     else:
-        objective = empirical_objective(model, task, support, config.seed, config.samples, first)
-    theta_after, _ = gradient_step(objective, theta, config.step_size())
+        weights_grad = empirical_weights_gradient(model, task, support, config.seed, config.samples, first)
+    scores = model.scores(theta)
+    _, grad = query_gradient(model, scores, weights_grad)
+    theta_after = apply_step(theta, grad, config.step_size())
+    gamma_before = attention.get(config.attention)(scores)
+    del scores
+    gamma_after = model.weights(theta_after)
     corr = label_correlation(model, task)
-    gamma_before, gamma_after = model.weights(theta), model.weights(theta_after)
     bound, _ = best_assignment(gamma_after, support)
     out = {
         "support": support,

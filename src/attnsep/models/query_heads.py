@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import torch
 
 from .. import attention
+from ..embeddings import StreamedEmbeddings
 from ..positional import sphere_embeddings
 from ..rng import generator
 from ..validate import int_at_least, one_of, require
@@ -60,16 +61,16 @@ def initial_queries(
 
 @dataclass(frozen=True)
 class QueryHeads:
-    """Frozen embeddings ``V`` (``E x d x m``), an attention map and the output sign."""
+    """Frozen embeddings ``V`` (``E x d x m``, held or streamed), an attention map and the output sign."""
 
-    V: torch.Tensor
+    V: torch.Tensor | StreamedEmbeddings
     attention: str = "softmax"
     sign: int = -1
 
     def __post_init__(self) -> None:
         attention.get(self.attention)
         require(self.sign in (1, -1), f"sign must be +1 or -1, got {self.sign!r}")
-        require(self.V.dim() == 3, f"V must have shape E x d x m, got {tuple(self.V.shape)}")
+        require(len(self.V.shape) == 3, f"V must have shape E x d x m, got {tuple(self.V.shape)}")
 
     @classmethod
     def sample(
@@ -84,9 +85,17 @@ class QueryHeads:
         first_replica: int = 0,
         dtype: torch.dtype = torch.float64,
         device: torch.device | str = "cpu",
+        streamed: bool = False,
     ) -> QueryHeads:
-        """Embeddings with rows uniform on ``S^{m-1}``, replica ``e`` from stream ``(seed, e)``."""
-        V = sphere_embeddings(seed, replicas, d, m, first_replica=first_replica, dtype=dtype, device=device)
+        """Embeddings with rows uniform on ``S^{m-1}``, replica ``e`` from stream ``(seed, e)``.
+
+        ``streamed``: never hold ``V`` whole; regenerate it chunk by chunk at every product.
+        """
+        if streamed:
+            V = StreamedEmbeddings(seed, replicas, d, m, first_replica, dtype, device)
+        else:
+            V = sphere_embeddings(seed, replicas, d, m, first_replica=first_replica, dtype=dtype,
+                                  device=device)
         return cls(V, attention, sign)
 
     @property
@@ -99,7 +108,15 @@ class QueryHeads:
 
     def scores(self, theta: torch.Tensor) -> torch.Tensor:
         """``s = V theta`` for every head: ``E x H x d``."""
+        if isinstance(self.V, StreamedEmbeddings):
+            return self.V.scores(theta)
         return torch.bmm(theta, self.V.transpose(1, 2))
+
+    def backproject(self, grad_scores: torch.Tensor) -> torch.Tensor:
+        """The gradient in ``theta`` from a gradient on the scores: ``G V`` (``E x H x m``)."""
+        if isinstance(self.V, StreamedEmbeddings):
+            return self.V.backproject(grad_scores)
+        return torch.bmm(grad_scores, self.V)
 
     def weights(self, theta: torch.Tensor) -> torch.Tensor:
         """Attention weights ``gamma = sigma(V theta)``: ``E x H x d``."""

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import torch
 
+from .. import attention
 from ..exact.parity import population_loss
 from ..models.query_heads import QueryHeads
 from ..tasks.parity import SparseParity
@@ -30,34 +31,50 @@ def label_correlation(model: QueryHeads, task: SparseParity) -> float:
     return model.sign * task.sign * (1 - 2 * task.noise)
 
 
-def backprop_to_queries(model: QueryHeads, theta: torch.Tensor, loss_of_weights) -> tuple[torch.Tensor, torch.Tensor]:
-    """``(loss, d loss / d theta)`` where ``loss_of_weights`` maps ``gamma`` to ``(loss, d loss / d gamma)``."""
+WeightsGradient = Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
+"""``gamma -> (loss, d loss / d gamma)``, per replica."""
+
+
+def query_gradient(
+    model: QueryHeads, scores: torch.Tensor, loss_of_weights: WeightsGradient
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(loss, d loss / d theta)`` at the scores ``s = V theta``.
+
+    The chain rule runs by autograd through ``sigma`` only (``E x H x d``); the last factor
+    ``d s / d theta = V`` is one back-projection, so ``V`` is never part of a graph and may be
+    streamed.
+    """
     with torch.enable_grad():
-        leaf = theta.detach().requires_grad_(True)
-        gamma = model.weights(leaf)
+        leaf = scores.detach().requires_grad_(True)
+        gamma = attention.get(model.attention)(leaf)
         loss, grad_gamma = loss_of_weights(gamma.detach())
-        (grad,) = torch.autograd.grad(gamma, leaf, grad_outputs=grad_gamma)
-    return loss.detach(), grad
+        (grad_scores,) = torch.autograd.grad(gamma, leaf, grad_outputs=grad_gamma)
+    return loss.detach(), model.backproject(grad_scores)
+
+
+def population_weights_gradient(model: QueryHeads, task: SparseParity, support: torch.Tensor) -> WeightsGradient:
+    """``gamma -> (L, dL/dgamma)`` for the exact population loss (SPEC A4), by autograd."""
+    corr = label_correlation(model, task)
+
+    def exact(gamma: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        with torch.enable_grad():
+            gamma = gamma.detach().requires_grad_(True)
+            loss = population_loss(gamma, support.to(gamma.device), corr)
+            (grad,) = torch.autograd.grad(loss.sum(), gamma)
+        return loss.detach(), grad
+
+    return exact
 
 
 def population_objective(model: QueryHeads, task: SparseParity, support: torch.Tensor) -> Objective:
     """Exact population loss and gradient (SPEC A4)."""
-    corr = label_correlation(model, task)
-    support = support.to(model.V.device)
-
-    def exact(gamma: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        with torch.enable_grad():
-            gamma = gamma.requires_grad_(True)
-            loss = population_loss(gamma, support, corr)
-            (grad,) = torch.autograd.grad(loss.sum(), gamma)
-        return loss, grad
-
-    return lambda theta: backprop_to_queries(model, theta, exact)
+    weights_grad = population_weights_gradient(model, task, support)
+    return lambda theta: query_gradient(model, model.scores(theta), weights_grad)
 
 
 def empirical_weights_gradient(
     model: QueryHeads, task: SparseParity, support: torch.Tensor, seed: int, n: int, first_replica: int = 0
-) -> Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]:
+) -> WeightsGradient:
     """``gamma -> (mean (f - y)^2, its gradient in gamma)`` over ``n`` streamed samples (SPEC A4)."""
     int_at_least("n", n, 1)
 
@@ -85,19 +102,24 @@ def empirical_objective(
 ) -> Objective:
     """Empirical loss and gradient on ``n`` fresh samples per replica, streamed (SPEC A4)."""
     weights_grad = empirical_weights_gradient(model, task, support, seed, n, first_replica)
-    return lambda theta: backprop_to_queries(model, theta, weights_grad)
+    return lambda theta: query_gradient(model, model.scores(theta), weights_grad)
 
 
-def gradient_step(objective: Objective, theta: torch.Tensor, eta: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """``theta - eta * grad`` and the loss before the step (SPEC A5)."""
+def apply_step(theta: torch.Tensor, grad: torch.Tensor, eta: float) -> torch.Tensor:
+    """``theta - eta * grad``, refusing a non-finite result (SPEC A5)."""
     require(math.isfinite(eta) and eta > 0, f"eta must be a finite number > 0, got {eta!r}")
-    loss, grad = objective(theta)
     stepped = theta - eta * grad
     require(
         bool(torch.isfinite(stepped).all()),
         f"the step with eta={eta:g} produced non-finite query vectors; use a smaller eta or float64",
     )
-    return stepped, loss
+    return stepped
+
+
+def gradient_step(objective: Objective, theta: torch.Tensor, eta: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """``theta - eta * grad`` and the loss before the step (SPEC A5)."""
+    loss, grad = objective(theta)
+    return apply_step(theta, grad, eta), loss
 
 
 def gradient_descent(

@@ -1,0 +1,80 @@
+"""Frozen sphere embeddings streamed in row chunks (SPEC A2, A4 at very large ``d``).
+
+The query-vector model touches ``V`` (``E x d x m``) only through two products: the scores
+``theta V^T`` (``E x H x d``) and the back-projection ``G V`` (``E x H x m``) of a gradient
+``G`` on the scores. ``StreamedEmbeddings`` computes both chunk by chunk, regenerating the
+rows from their seeded streams, so ``V`` is never held whole; the rows are exactly those of
+``positional.sphere_embeddings`` with the same seed, whatever the chunk size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import torch
+
+from .positional import ROW_BLOCK, sphere_rows
+from .validate import int_at_least
+
+CHUNK_ELEMENTS = 1 << 22
+"""Default chunk: as many whole row blocks as keep ``E x rows x m`` near this many numbers."""
+
+
+@dataclass(frozen=True)
+class StreamedEmbeddings:
+    """Replicas ``first_replica .. first_replica + replicas - 1`` of ``d x m`` sphere rows."""
+
+    seed: int
+    replicas: int
+    d: int
+    m: int
+    first_replica: int = 0
+    dtype: torch.dtype = torch.float64
+    device: torch.device | str = "cpu"
+    chunk_rows: int | None = None
+    name: str = "embeddings"
+
+    def __post_init__(self) -> None:
+        int_at_least("d", self.d, 1)
+        int_at_least("m", self.m, 1)
+        int_at_least("replicas", self.replicas, 1)
+        if self.chunk_rows is not None:
+            int_at_least("chunk rows", self.chunk_rows, 1)
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return (self.replicas, self.d, self.m)
+
+    def rows_per_chunk(self) -> int:
+        if self.chunk_rows is not None:
+            return self.chunk_rows
+        blocks = max(1, CHUNK_ELEMENTS // (self.replicas * self.m * ROW_BLOCK))
+        return blocks * ROW_BLOCK
+
+    def chunks(self) -> Iterator[tuple[int, int, torch.Tensor]]:
+        """``(start, stop, V[:, start:stop])`` over all rows."""
+        step = self.rows_per_chunk()
+        for start in range(0, self.d, step):
+            stop = min(self.d, start + step)
+            rows = [sphere_rows(self.seed, self.first_replica + e, self.name, start, stop, self.m)
+                    for e in range(self.replicas)]
+            yield start, stop, torch.stack(rows).to(self.device, self.dtype)
+
+    def scores(self, theta: torch.Tensor) -> torch.Tensor:
+        """``theta V^T``: ``E x H x d``."""
+        out = torch.empty(*theta.shape[:2], self.d, dtype=theta.dtype, device=theta.device)
+        for start, stop, V in self.chunks():
+            out[:, :, start:stop] = torch.bmm(theta, V.transpose(1, 2))
+        return out
+
+    def backproject(self, grad_scores: torch.Tensor) -> torch.Tensor:
+        """``G V`` for ``G`` of shape ``E x H x d``: ``E x H x m``."""
+        out = torch.zeros(*grad_scores.shape[:2], self.m, dtype=grad_scores.dtype, device=grad_scores.device)
+        for start, stop, V in self.chunks():
+            out += torch.bmm(grad_scores[:, :, start:stop], V)
+        return out
+
+    def materialize(self) -> torch.Tensor:
+        """The whole ``E x d x m`` tensor."""
+        return torch.cat([V for _, _, V in self.chunks()], dim=1)

@@ -1,0 +1,5 @@
+"""One torch thread for the tests: tiny per-replica ops are much slower with more on a busy machine."""
+
+import torch
+
+torch.set_num_threads(1)
