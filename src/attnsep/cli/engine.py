@@ -7,7 +7,14 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from ..engine.executors import EXECUTORS
@@ -109,14 +116,23 @@ def sweep(
 ) -> None:
     """Run an experiment over a grid of its config fields; results go to the store."""
     one_of("preset", preset, ["quick", "full"])
+    one_of("executor", executor, EXECUTORS)
     base.get(experiment)
     fixed, axes = {}, {}
     if config_file is not None:
         loaded = load_config_file(config_file)
         fixed.update(loaded["set"])
         axes.update(loaded["grid"])
-    fixed.update(dict(parse_assignment(s, grid=False) for s in sets))
-    axes.update(dict(parse_assignment(g, grid=True) for g in grid))
+    cli_fixed = dict(parse_assignment(s, grid=False) for s in sets)
+    cli_axes = dict(parse_assignment(g, grid=True) for g in grid)
+    both = sorted(set(cli_fixed) & set(cli_axes))
+    require(not both, f"{both[0] if both else ''} is given both with --set and with --grid")
+    for key, value in cli_fixed.items():  # the command line overrides the file
+        axes.pop(key, None)
+        fixed[key] = value
+    for key, values in cli_axes.items():
+        fixed.pop(key, None)
+        axes[key] = values
     configs = expand_grid(experiment, preset, fixed, axes)
     jobs = [job for config in configs for job in jobs_for(experiment, config)]
     store = Store(store_path)

@@ -7,6 +7,7 @@ so its floating-point results are the same whatever executor ran it.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 import traceback
@@ -34,6 +35,7 @@ def execute(job: Job) -> dict[str, Any]:
         exp = base.get(job.experiment)
         config = base.parse_config(exp.config_type, job.config, job.experiment)
         records, error, status = exp.run(config), None, "done"
+        json.dumps(records, allow_nan=False)  # records must be plain, finite JSON
     except Exception as err:  # a failed job is stored with its error and retried next time
         records, status = None, "failed"
         error = f"{type(err).__name__}: {err}\n{traceback.format_exc(limit=5)}"

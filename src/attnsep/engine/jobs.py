@@ -99,6 +99,11 @@ def expand_grid(
 ) -> list[base.ExperimentConfig]:
     """One validated config per point of the cartesian product of ``grid`` over ``fixed``."""
     exp = base.get(experiment)
+    both = sorted(set(fixed) & set(grid))
+    require(not both, f"{both[0]} is given both as a fixed value and as a grid axis" if both else "")
+    for key, values in grid.items():
+        require(isinstance(values, list) and len(values) > 0,
+                f"grid axis {key} needs a non-empty list of values, got {values!r}")
     keys = sorted(grid)
     configs = []
     for values in itertools.product(*(grid[k] for k in keys)):

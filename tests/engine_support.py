@@ -1,0 +1,104 @@
+"""Helpers for the ``test_engine_*`` tests: the CLI in-process and as a subprocess, store peeks."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from attnsep.cli import main
+
+CLI = "import sys; from attnsep.cli import main; main(sys.argv[1:])"
+
+# Cheap jobs of the one-step experiment (a few hundredths of a second each once warm).
+TINY = {"d_values": [16, 32], "m_values": [4], "seeds": 4}
+
+# Twelve one-step jobs of roughly 0.2-0.5 s each: long enough to kill a sweep between two of them.
+SLOW_SET = ["seeds=24", "d_values=[2048,4096,8192]", "m_values=[32,40,48,56]"]
+SLOW_FIXED = {"seeds": 24, "d_values": [2048, 4096, 8192], "m_values": [32, 40, 48, 56]}
+
+
+@dataclass
+class Outcome:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> dict[str, Any]:
+        return json.loads(self.stdout)
+
+
+def attnsep(*args: str) -> Outcome:
+    """Run the ``attnsep`` command in this process, as the console script does."""
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            main(list(args))
+            code = 0
+        except SystemExit as exit_:
+            code = exit_.code
+    return Outcome(code, out.getvalue(), err.getvalue())
+
+
+def spawn(args: list[str], cwd: Path, **kwargs: Any) -> subprocess.Popen:
+    """Start ``attnsep ARGS`` as another process in its own session (its group can be killed)."""
+    env = {**os.environ, "PYTHONHASHSEED": "random"}
+    return subprocess.Popen(
+        [sys.executable, "-c", CLI, *args],
+        cwd=cwd,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        **kwargs,
+    )
+
+
+def run_cli(args: list[str], cwd: Path, timeout: float = 120) -> Outcome:
+    proc = spawn(args, cwd)
+    stdout, stderr = proc.communicate(timeout=timeout)
+    return Outcome(proc.returncode, stdout, stderr)
+
+
+def peek_done(path: Path) -> int:
+    """How many finished rows the store at ``path`` holds, read through a read-only connection
+    (0 while the file or its table does not exist yet)."""
+    if not path.exists():
+        return 0
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+        try:
+            return db.execute("SELECT count(*) FROM jobs WHERE status = 'done'").fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.OperationalError:
+        return 0
+
+
+def raw_rows(path: Path) -> list[tuple]:
+    """``(config_hash, status, records JSON)`` of every row, straight from SQLite."""
+    db = sqlite3.connect(path)
+    try:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        return db.execute("SELECT config_hash, status, records FROM jobs ORDER BY id").fetchall()
+    finally:
+        db.close()
+
+
+def records_by_hash(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """``{config_hash: records}``; fails if a hash is stored twice."""
+    hashes = [r["config_hash"] for r in rows]
+    assert len(hashes) == len(set(hashes)), "a job is stored more than once"
+    return {r["config_hash"]: r["records"] for r in rows}
+
+
+def one_line(text: str) -> bool:
+    return "\n" not in text.strip() and text.strip() != ""
