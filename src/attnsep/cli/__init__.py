@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from . import engine, xor
+from . import engine, fcn, select, xor
 
 app = typer.Typer(
     name="attnsep",
@@ -16,9 +16,11 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(xor.app, name="xor")
+app.add_typer(select.app, name="select")
 app.command("reproduce")(engine.reproduce)
 app.command("sweep")(engine.sweep)
 app.add_typer(engine.runs, name="runs")
+app.add_typer(fcn.app, name="fcn")
 app.command("report")(engine.report)
 app.command("list")(engine.list_experiments)
 
