@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import importlib
 
-MODULES = ("xor_one_step", "xor_width", "xor_attention_maps", "xor_heads", "xor_samples")
+MODULES = (
+    "xor_one_step", "xor_width", "xor_attention_maps", "xor_heads", "xor_samples",
+    "select_convergence", "select_width", "select_length",
+)
 
 
 def load_all() -> None:

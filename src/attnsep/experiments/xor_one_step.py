@@ -7,7 +7,6 @@ from pathlib import Path
 from pydantic import Field, field_validator
 
 from .. import attention
-
 from ..one_step import OneStepConfig, run_one_step
 from ..search import wilson_interval
 from . import plotting
