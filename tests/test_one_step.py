@@ -244,14 +244,15 @@ def test_empirical_step_approaches_the_population_step() -> None:
 
 
 def test_empirical_step_with_many_samples_succeeds_and_with_few_fails() -> None:
-    base = OneStepConfig(d=20, m=32, seeds=16, seed=0, device="cpu")
+    base = OneStepConfig(d=20, m=32, seeds=32, seed=0, device="cpu")
     population = summarize(run_one_step(base))["success_rate"]
     many = summarize(run_one_step(dataclasses.replace(base, samples=20000)))["success_rate"]
-    few = summarize(run_one_step(dataclasses.replace(base, samples=200)))["success_rate"]
-    # measured: population 13/16, 20000 samples 12/16, 200 samples 1/16
+    few = summarize(run_one_step(dataclasses.replace(base, samples=50)))["success_rate"]
+    # measured: population 28/32, 20000 samples 26/32, 50 samples 5/32; the binomial
+    # standard error of each rate is <= 0.09, so the margins below are >= 2.5 of them
     assert many >= 0.6
-    assert many >= population - 0.15
-    assert few <= 0.2
+    assert many >= population - 0.25
+    assert few <= 0.35
     assert few < many - 0.4
 
 

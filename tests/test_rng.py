@@ -64,12 +64,9 @@ def test_sphere_rows_do_not_depend_on_the_request(start: int, stop: int) -> None
 
 def test_rows_across_the_block_boundary_come_from_different_streams() -> None:
     rows = gaussian_rows(0, 0, "embeddings", ROW_BLOCK - 1, ROW_BLOCK + 1, 4)
-    first = torch.randn(
-        ROW_BLOCK, 4, generator=generator(0, 0, "embeddings", 0), dtype=torch.float64
-    )
-    second = torch.randn(
-        ROW_BLOCK, 4, generator=generator(0, 0, "embeddings", 1), dtype=torch.float64
-    )
+    # normals are drawn in float32, one stream per block, then widened
+    first = torch.randn(ROW_BLOCK, 4, generator=generator(0, 0, "embeddings", 0)).double()
+    second = torch.randn(ROW_BLOCK, 4, generator=generator(0, 0, "embeddings", 1)).double()
     assert torch.equal(rows[0], first[-1])
     assert torch.equal(rows[1], second[0])
 
