@@ -26,7 +26,7 @@ from .train.parity import (
 )
 from .validate import distinct_indices, int_at_least, one_of, positive_finite, require
 
-BATCH_ELEMENTS = 1 << 24
+BATCH_ELEMENTS = 1 << 25
 """Auto replica batch: as many replicas as keep ``batch x d x m`` under this many numbers."""
 
 
