@@ -1,4 +1,4 @@
-"""One torch thread for the tests: tiny per-replica ops are much slower with more on a busy machine."""
+"""One torch thread for the tests: tiny per-replica ops slow down with more on a busy machine."""
 
 import torch
 

@@ -1,4 +1,4 @@
-"""End-to-end tests of ``attnsep xor one-step`` (SPEC A5, A6): output contract, saved state, bad input."""
+"""End-to-end tests of ``attnsep xor one-step`` (SPEC A5, A6): output, saved state, bad input."""
 
 from __future__ import annotations
 
@@ -42,8 +42,9 @@ def attnsep(*args: str) -> Outcome:
 
 def test_console_script_prints_no_traceback():
     code = "import sys; from attnsep.cli import main; main(sys.argv[1:])"
-    proc = subprocess.run([sys.executable, "-c", code, "xor", "one-step", "--d", "1"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "xor", "one-step", "--d", "1"], capture_output=True, text=True
+    )
     assert proc.returncode == 2
     assert proc.stderr == "error: d must be an integer >= 2, got 1\n"
 
@@ -53,8 +54,19 @@ def test_json_contract_and_saved_state_agree(tmp_path):
     proc = attnsep(*BASE, "--json", "--save", str(out))
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
-    for key in ("d", "m", "seeds", "attention", "eta", "trainable_params", "success_rate",
-                "specialization_rate", "collapse_rate", "support_mass", "certified_error"):
+    for key in (
+        "d",
+        "m",
+        "seeds",
+        "attention",
+        "eta",
+        "trainable_params",
+        "success_rate",
+        "specialization_rate",
+        "collapse_rate",
+        "support_mass",
+        "certified_error",
+    ):
         assert key in report
     assert report["trainable_params"] == 2 * 16
     assert report["eta"] == pytest.approx(16 * 120**2 * np.log(120), rel=1e-12)
@@ -69,14 +81,19 @@ def test_json_contract_and_saved_state_agree(tmp_path):
     theta_before = torch.from_numpy(saved["theta_before"])
     theta_after = torch.from_numpy(saved["theta_after"])
     gamma = model.weights(theta_after)
-    np.testing.assert_array_equal(population_loss(gamma, support).numpy(), report["loss_after"]["values"])
     np.testing.assert_array_equal(
-        population_loss(model.weights(theta_before), support).numpy(), report["loss_before"]["values"]
+        population_loss(gamma, support).numpy(), report["loss_after"]["values"]
+    )
+    np.testing.assert_array_equal(
+        population_loss(model.weights(theta_before), support).numpy(),
+        report["loss_before"]["values"],
     )
     bound = certified_error(gamma, support).numpy()
     np.testing.assert_array_equal(bound, report["certified_error"]["values"])
     assert report["success_rate"] == pytest.approx(float((bound <= 0.1).mean()))
-    assert report["specialization_rate"] == pytest.approx(float(specialized(gamma, support).float().mean()))
+    assert report["specialization_rate"] == pytest.approx(
+        float(specialized(gamma, support).float().mean())
+    )
     # the saved step is one gradient step of size eta from theta_before
     assert np.allclose(theta_before[:, 0], -theta_before[:, 1])
 
@@ -128,6 +145,8 @@ def test_bad_input_is_one_line_and_exit_2(args, needle, tmp_path):
 
 def test_failed_save_leaves_nothing(tmp_path):
     target = tmp_path / "out.npz"
-    proc = attnsep("xor", "one-step", "--d", "20", "--seeds", "1", "--eta", "-1", "--save", str(target))
+    proc = attnsep(
+        "xor", "one-step", "--d", "20", "--seeds", "1", "--eta", "-1", "--save", str(target)
+    )
     assert proc.returncode == 2
     assert list(tmp_path.iterdir()) == []

@@ -259,7 +259,9 @@ def test_empirical_step_with_many_samples_succeeds_and_with_few_fails() -> None:
 @pytest.mark.parametrize("attention", ["softmax", "linear", "erf"])
 def test_d1000_m32_64_replicas_separates_softmax(attention: str) -> None:
     # the documented reference run: softmax learns, the component-wise maps do not
-    summary = summarize(run_one_step(OneStepConfig(d=1000, m=32, seeds=64, seed=0, attention=attention)))
+    summary = summarize(
+        run_one_step(OneStepConfig(d=1000, m=32, seeds=64, seed=0, attention=attention))
+    )
     if attention == "softmax":
         assert summary["success_rate"] >= 0.85 and summary["specialization_rate"] >= 0.85
     else:

@@ -1,4 +1,4 @@
-"""Attention maps ``sigma``: scores ``s = V theta`` (last axis of length ``d``) to weights (SPEC A2).
+"""Attention maps ``sigma``: scores ``s = V theta`` (last axis, length ``d``) to weights (SPEC A2).
 
 Each map is one function registered by name; ``softmax`` is the exact map of the papers,
 ``linear`` and ``erf`` are the component-wise substitutes they compare against.

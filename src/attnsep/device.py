@@ -14,7 +14,10 @@ def resolve_device(name: str = "auto") -> torch.device:
     one_of("device", name, ["auto", "cpu", "cuda"])
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    require(name != "cuda" or torch.cuda.is_available(), "device 'cuda' asked for, but no CUDA device is available")
+    require(
+        name != "cuda" or torch.cuda.is_available(),
+        "device 'cuda' asked for, but no CUDA device is available",
+    )
     return torch.device(name)
 
 

@@ -57,8 +57,10 @@ class StreamedEmbeddings:
         step = self.rows_per_chunk()
         for start in range(0, self.d, step):
             stop = min(self.d, start + step)
-            rows = [sphere_rows(self.seed, self.first_replica + e, self.name, start, stop, self.m)
-                    for e in range(self.replicas)]
+            rows = [
+                sphere_rows(self.seed, self.first_replica + e, self.name, start, stop, self.m)
+                for e in range(self.replicas)
+            ]
             yield start, stop, torch.stack(rows).to(self.device, self.dtype)
 
     def scores(self, theta: torch.Tensor) -> torch.Tensor:
@@ -70,7 +72,9 @@ class StreamedEmbeddings:
 
     def backproject(self, grad_scores: torch.Tensor) -> torch.Tensor:
         """``G V`` for ``G`` of shape ``E x H x d``: ``E x H x m``."""
-        out = torch.zeros(*grad_scores.shape[:2], self.m, dtype=grad_scores.dtype, device=grad_scores.device)
+        out = torch.zeros(
+            *grad_scores.shape[:2], self.m, dtype=grad_scores.dtype, device=grad_scores.device
+        )
         for start, stop, V in self.chunks():
             out += torch.bmm(grad_scores[:, :, start:stop], V)
         return out

@@ -1,4 +1,4 @@
-"""Atomic file output: write beside the target, then rename, so a crash leaves nothing half-written."""
+"""Atomic file output: write beside the target, then rename: no half-written files."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from .validate import require
 
 
 def writable_target(path: str | os.PathLike[str], suffix: str) -> Path:
-    """Check that ``path`` ends in ``suffix`` and that its folder exists (or can be made) and is writable."""
+    """Check that ``path`` ends in ``suffix`` and its folder exists (or can be made), writable."""
     target = Path(path)
     require(target.name.endswith(suffix), f"output file must end in {suffix}, got {str(path)!r}")
     try:

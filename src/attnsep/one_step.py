@@ -54,8 +54,10 @@ class OneStepConfig:
 
     def __post_init__(self) -> None:
         self.task()  # validates d, k, sign, noise
-        require(self.k <= MAX_EXACT_HEADS,
-                f"k must be <= {MAX_EXACT_HEADS} (exact population loss), got {self.k}")
+        require(
+            self.k <= MAX_EXACT_HEADS,
+            f"k must be <= {MAX_EXACT_HEADS} (exact population loss), got {self.k}",
+        )
         int_at_least("m", self.m, 1)
         int_at_least("seeds", self.seeds, 1)
         int_at_least("seed", self.seed, 0)
@@ -111,24 +113,38 @@ class OneStepResult:
         return QueryHeads.trainable_params(self.config.k, self.config.m)
 
 
-def _run_batch(config: OneStepConfig, first: int, count: int, keep_embeddings: bool) -> dict[str, np.ndarray]:
+def _run_batch(
+    config: OneStepConfig, first: int, count: int, keep_embeddings: bool
+) -> dict[str, np.ndarray]:
     device, dtype = resolve_device(config.device), resolve_dtype(config.dtype)
     task = config.task()
     streamed = not keep_embeddings and count * config.d * config.m > BATCH_ELEMENTS
     model = QueryHeads.sample(
-        config.seed, count, config.d, config.m, attention=config.attention, sign=config.sign,
-        first_replica=first, dtype=dtype, device=device, streamed=streamed,
+        config.seed,
+        count,
+        config.d,
+        config.m,
+        attention=config.attention,
+        sign=config.sign,
+        first_replica=first,
+        dtype=dtype,
+        device=device,
+        streamed=streamed,
     )
     if config.support is None:
         support = task.supports(config.seed, count, first_replica=first)
     else:
         support = task.fixed_support(list(config.support), count)
     support = support.to(device)
-    theta = initial_queries(config.seed, count, config.k, config.m, config.init, first).to(device, dtype)
+    theta = initial_queries(config.seed, count, config.k, config.m, config.init, first).to(
+        device, dtype
+    )
     if config.samples is None:
         weights_grad = population_weights_gradient(model, task, support)
     else:
-        weights_grad = empirical_weights_gradient(model, task, support, config.seed, config.samples, first)
+        weights_grad = empirical_weights_gradient(
+            model, task, support, config.seed, config.samples, first
+        )
     scores = model.scores(theta)
     _, grad = query_gradient(model, scores, weights_grad)
     theta_after = apply_step(theta, grad, config.step_size())
@@ -154,14 +170,17 @@ def _run_batch(config: OneStepConfig, first: int, count: int, keep_embeddings: b
     for key in ("loss_before", "loss_after", "certified_error"):
         require(
             bool(np.isfinite(arrays[key]).all()),
-            f"{key} is not finite (d={config.d}, eta={config.step_size():g}, dtype={config.dtype}); "
+            f"{key} is not finite (d={config.d}, eta={config.step_size():g}, "
+            f"dtype={config.dtype}); "
             "use float64 or a smaller eta",
         )
     return arrays
 
 
-def run_one_step(config: OneStepConfig, keep_embeddings: bool = False, progress=None) -> OneStepResult:
-    """Run the experiment for all replicas, batch by batch. ``progress(done, total)`` is optional."""
+def run_one_step(
+    config: OneStepConfig, keep_embeddings: bool = False, progress=None
+) -> OneStepResult:
+    """Run the experiment for all replicas, batch by batch; ``progress(done, total)`` if given."""
     batch = config.batch_size()
     parts = []
     for first in range(0, config.seeds, batch):
@@ -176,8 +195,11 @@ def summarize(result: OneStepResult) -> dict:
     """The JSON summary of ``attnsep xor one-step`` (per-replica values included)."""
 
     def stats(values: np.ndarray) -> dict:
-        return {"mean": float(values.mean()), "median": float(np.median(values)),
-                "values": [float(v) for v in values]}
+        return {
+            "mean": float(values.mean()),
+            "median": float(np.median(values)),
+            "values": [float(v) for v in values],
+        }
 
     config = result.config
     head_min = result.mass_after.min(axis=1)
@@ -192,10 +214,15 @@ def summarize(result: OneStepResult) -> dict:
         "success_rate": float(result.success.mean()),
         "specialization_rate": float(result.specialized.mean()),
         "collapse_rate": float(result.collapsed.mean()),
-        "support_mass": {"mean": float(head_min.mean()), "min": float(head_min.min()),
-                         "values": [float(v) for v in head_min]},
-        "certified_error": {"median": float(np.median(result.certified_error)),
-                            "max": float(result.certified_error.max()),
-                            "values": [float(v) for v in result.certified_error]},
+        "support_mass": {
+            "mean": float(head_min.mean()),
+            "min": float(head_min.min()),
+            "values": [float(v) for v in head_min],
+        },
+        "certified_error": {
+            "median": float(np.median(result.certified_error)),
+            "max": float(result.certified_error.max()),
+            "values": [float(v) for v in result.certified_error],
+        },
         "supports": result.support.tolist(),
     }

@@ -7,9 +7,9 @@ many rows, replicas or chunks are asked for at once.
 
 from __future__ import annotations
 
-import torch
-
 from dataclasses import dataclass
+
+import torch
 
 from .rng import generator
 from .validate import int_at_least, one_of, require
@@ -18,7 +18,13 @@ ROW_BLOCK = 1 << 12
 
 
 def gaussian_rows(
-    seed: int, replica: int, name: str, start: int, stop: int, width: int, out: torch.Tensor | None = None
+    seed: int,
+    replica: int,
+    name: str,
+    start: int,
+    stop: int,
+    width: int,
+    out: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Rows ``start..stop-1`` of an i.i.d. ``N(0, 1)`` matrix with ``width`` columns (float64, CPU).
 
@@ -34,7 +40,13 @@ def gaussian_rows(
 
 
 def sphere_rows(
-    seed: int, replica: int, name: str, start: int, stop: int, width: int, out: torch.Tensor | None = None
+    seed: int,
+    replica: int,
+    name: str,
+    start: int,
+    stop: int,
+    width: int,
+    out: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Rows ``start..stop-1`` of a matrix whose rows are uniform on ``S^{width-1}`` (float64)."""
     rows = gaussian_rows(seed, replica, name, start, stop, width, out)
@@ -52,7 +64,7 @@ def sphere_embeddings(
     dtype: torch.dtype = torch.float64,
     device: torch.device | str = "cpu",
 ) -> torch.Tensor:
-    """``E x rows x width`` unit rows; replica ``e`` is drawn from stream ``(seed, first_replica + e)``."""
+    """``E x rows x width`` unit rows; replica ``e`` from stream ``(seed, first_replica + e)``."""
     int_at_least("rows", rows, 1)
     int_at_least("width", width, 1)
     int_at_least("replicas", replicas, 1)

@@ -15,7 +15,7 @@ from .validate import int_at_least, require
 
 def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion (95% by default)."""
-    require(trials >= 1 and 0 <= successes <= trials, f"need 0 <= successes <= trials, trials >= 1")
+    require(trials >= 1 and 0 <= successes <= trials, "need 0 <= successes <= trials, trials >= 1")
     p = successes / trials
     denom = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denom
@@ -35,14 +35,20 @@ class Probe:
 
     def as_record(self) -> dict:
         low, high = wilson_interval(self.successes, self.trials)
-        return {"size": self.size, "successes": self.successes, "trials": self.trials,
-                "rate": self.rate, "low": low, "high": high}
+        return {
+            "size": self.size,
+            "successes": self.successes,
+            "trials": self.trials,
+            "rate": self.rate,
+            "low": low,
+            "high": high,
+        }
 
 
 def smallest_passing(
     evaluate: Callable[[int], tuple[int, int]], target: float, start: int, limit: int
 ) -> tuple[int | None, list[Probe]]:
-    """Smallest size in ``[start, limit]`` (doubling, then bisection) with success rate ``>= target``.
+    """Smallest size in ``[start, limit]`` (doubling, then bisection) with a rate ``>= target``.
 
     ``evaluate(size)`` returns ``(successes, trials)``. Returns ``(None, probes)`` when even
     ``limit`` fails.

@@ -35,7 +35,9 @@ def probability(name: str, value: object, *, below_half: bool = False) -> float:
     """``value`` as a float in ``[0, 1]`` (``[0, 0.5)`` with ``below_half``)."""
     ok = isinstance(value, int | float) and not isinstance(value, bool)
     high = 0.5 if below_half else 1.0
-    ok = ok and 0.0 <= float(value) and (float(value) < high if below_half else float(value) <= high)  # type: ignore[arg-type]
+    ok = (
+        ok and 0.0 <= float(value) and (float(value) < high if below_half else float(value) <= high)
+    )  # type: ignore[arg-type]
     allowed = "[0, 0.5)" if below_half else "[0, 1]"
     require(ok, f"{name} must be in {allowed}, got {value!r}")
     return float(value)  # type: ignore[arg-type]

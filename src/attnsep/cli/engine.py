@@ -42,12 +42,22 @@ def experiment_names(only: str | None) -> list[str]:
     return chosen
 
 
-def sweep_with_progress(jobs, store: Store, executor: str, address: str | None, quiet: bool, label: str):
+def sweep_with_progress(
+    jobs, store: Store, executor: str, address: str | None, quiet: bool, label: str
+):
     """Run ``jobs`` with a progress bar on stderr (none when ``quiet``)."""
     one_of("executor", executor, EXECUTORS)
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                        console=ERR, disable=quiet, transient=False)
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=ERR,
+        disable=quiet,
+        transient=False,
+    )
     with progress:
         task = progress.add_task(label, total=None)
 
@@ -63,11 +73,15 @@ def sweep_with_progress(jobs, store: Store, executor: str, address: str | None, 
 
 
 def reproduce(
-    quick: bool = typer.Option(False, "--quick", help="The quick preset (default): ~10 minutes on 2 cores."),
+    quick: bool = typer.Option(
+        False, "--quick", help="The quick preset (default): ~10 minutes on 2 cores."
+    ),
     full: bool = typer.Option(False, "--full", help="Paper-scale sizes, for a GPU or a cluster."),
     only: str | None = typer.Option(None, "--only", help="Comma-separated experiment names."),
     executor: str = typer.Option("process", "--executor", help="inline, process or ray."),
-    address: str | None = typer.Option(None, "--address", help="Ray cluster address (ray executor)."),
+    address: str | None = typer.Option(
+        None, "--address", help="Ray cluster address (ray executor)."
+    ),
     out: Path = typer.Option(Path("results/report"), "--out", help="Report folder."),
     store_path: Path = typer.Option(DEFAULT_PATH, "--store", help="Results database."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
@@ -86,8 +100,10 @@ def reproduce(
     index, table = write_report(claims, preset, out)
     show_claims(claims)
     if not quiet:
-        ERR.print(f"{outcome.computed} jobs computed, {outcome.cached} from the store, "
-                  f"{len(outcome.failed)} failed, {time.time() - started:.1f} s; report: {index}")
+        ERR.print(
+            f"{outcome.computed} jobs computed, {outcome.cached} from the store, "
+            f"{len(outcome.failed)} failed, {time.time() - started:.1f} s; report: {index}"
+        )
     if outcome.failed:
         raise typer.Exit(1)
 
@@ -97,7 +113,13 @@ def show_claims(claims: list[dict]) -> None:
     for column in ("claim", "title", "verdict"):
         table.add_column(column)
     for c in claims:
-        color = "green" if c["verdict"].startswith("reproduced") else "yellow" if c["verdict"] == "incomplete" else "red"
+        color = (
+            "green"
+            if c["verdict"].startswith("reproduced")
+            else "yellow"
+            if c["verdict"] == "incomplete"
+            else "red"
+        )
         table.add_row(c["claim"], c["title"], f"[{color}]{c['verdict']}[/{color}]")
     Console().print(table)
 
@@ -106,8 +128,12 @@ def sweep(
     experiment: str = typer.Argument(..., help="Experiment name (see `attnsep list`)."),
     grid: list[str] = typer.Option([], "--grid", help="key=v1,v2,... (repeatable): a grid axis."),
     sets: list[str] = typer.Option([], "--set", help="key=value (repeatable): a fixed field."),
-    config_file: str | None = typer.Option(None, "--config", help="TOML/YAML file with [set] and [grid]."),
-    preset: str = typer.Option("quick", "--preset", help="Preset the fields start from: quick or full."),
+    config_file: str | None = typer.Option(
+        None, "--config", help="TOML/YAML file with [set] and [grid]."
+    ),
+    preset: str = typer.Option(
+        "quick", "--preset", help="Preset the fields start from: quick or full."
+    ),
     executor: str = typer.Option("process", "--executor", help="inline, process or ray."),
     address: str | None = typer.Option(None, "--address", help="Ray cluster address."),
     store_path: Path = typer.Option(DEFAULT_PATH, "--store", help="Results database."),
@@ -136,15 +162,27 @@ def sweep(
     configs = expand_grid(experiment, preset, fixed, axes)
     jobs = [job for config in configs for job in jobs_for(experiment, config)]
     store = Store(store_path)
-    outcome = sweep_with_progress(jobs, store, executor, address, quiet or as_json, f"sweep {experiment}")
-    summary = {"experiment": experiment, "configs": len(configs), "jobs": outcome.total,
-               "computed": outcome.computed, "cached": outcome.cached, "failed": len(outcome.failed),
-               "store": str(store_path), "job_hashes": [j.key for j in jobs]}
+    outcome = sweep_with_progress(
+        jobs, store, executor, address, quiet or as_json, f"sweep {experiment}"
+    )
+    summary = {
+        "experiment": experiment,
+        "configs": len(configs),
+        "jobs": outcome.total,
+        "computed": outcome.computed,
+        "cached": outcome.cached,
+        "failed": len(outcome.failed),
+        "store": str(store_path),
+        "job_hashes": [j.key for j in jobs],
+    }
     if as_json:
         emit_json(summary)
     else:
-        Console().print(f"{experiment}: {len(configs)} configs, {outcome.total} jobs: {outcome.computed} "
-                        f"computed, {outcome.cached} from the store, {len(outcome.failed)} failed -> {store_path}")
+        Console().print(
+            f"{experiment}: {len(configs)} configs, {outcome.total} jobs: {outcome.computed} "
+            f"computed, {outcome.cached} from the store, {len(outcome.failed)} failed "
+            f"-> {store_path}"
+        )
     if outcome.failed:
         raise typer.Exit(1)
 
@@ -153,37 +191,61 @@ runs = typer.Typer(help="Inspect and export the results store.", no_args_is_help
 
 
 @runs.command("list")
-def runs_list(store_path: Path = typer.Option(DEFAULT_PATH, "--store"),
-              experiment: str | None = typer.Option(None, "--experiment"),
-              as_json: bool = typer.Option(False, "--json")) -> None:
+def runs_list(
+    store_path: Path = typer.Option(DEFAULT_PATH, "--store"),
+    experiment: str | None = typer.Option(None, "--experiment"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
     """One line per stored job."""
     require(store_path.exists(), f"store {str(store_path)!r} does not exist")
     rows = Store(store_path).rows(experiment)
     if as_json:
-        emit_json({"runs": [{k: r[k] for k in ("id", "experiment", "config_hash", "seed", "status", "seconds")}
-                            for r in rows]})
+        emit_json(
+            {
+                "runs": [
+                    {
+                        k: r[k]
+                        for k in ("id", "experiment", "config_hash", "seed", "status", "seconds")
+                    }
+                    for r in rows
+                ]
+            }
+        )
         return
     table = Table(title=str(store_path))
     for column in ("id", "experiment", "hash", "seed", "status", "seconds", "records"):
         table.add_column(column)
     for r in rows:
-        table.add_row(str(r["id"]), r["experiment"], r["config_hash"][:12], str(r["seed"]), r["status"],
-                      f"{r['seconds']:.2f}", str(len(r["records"] or [])))
+        table.add_row(
+            str(r["id"]),
+            r["experiment"],
+            r["config_hash"][:12],
+            str(r["seed"]),
+            r["status"],
+            f"{r['seconds']:.2f}",
+            str(len(r["records"] or [])),
+        )
     Console().print(table)
 
 
 @runs.command("show")
-def runs_show(job_id: int = typer.Argument(...), store_path: Path = typer.Option(DEFAULT_PATH, "--store")) -> None:
+def runs_show(
+    job_id: int = typer.Argument(...), store_path: Path = typer.Option(DEFAULT_PATH, "--store")
+) -> None:
     """The full stored row of one job, as JSON."""
     require(store_path.exists(), f"store {str(store_path)!r} does not exist")
     emit_json(Store(store_path).row(job_id))
 
 
 @runs.command("export")
-def runs_export(fmt: str = typer.Option(..., "--format", help="csv or parquet."),
-                output: Path | None = typer.Option(None, "--output", help="File (default results/runs.FORMAT)."),
-                experiment: str | None = typer.Option(None, "--experiment"),
-                store_path: Path = typer.Option(DEFAULT_PATH, "--store")) -> None:
+def runs_export(
+    fmt: str = typer.Option(..., "--format", help="csv or parquet."),
+    output: Path | None = typer.Option(
+        None, "--output", help="File (default results/runs.FORMAT)."
+    ),
+    experiment: str | None = typer.Option(None, "--experiment"),
+    store_path: Path = typer.Option(DEFAULT_PATH, "--store"),
+) -> None:
     """All records as a table (one row per record, config columns prefixed ``config.``)."""
     one_of("format", fmt, ["csv", "parquet"])
     require(store_path.exists(), f"store {str(store_path)!r} does not exist")
@@ -202,10 +264,15 @@ def runs_export(fmt: str = typer.Option(..., "--format", help="csv or parquet.")
     Console(stderr=True).print(f"{len(frame)} records -> {target}")
 
 
-def report(out: Path = typer.Option(Path("results/report"), "--out", help="Report folder."),
-           store_path: Path = typer.Option(DEFAULT_PATH, "--store", help="Results database.")) -> None:
+def report(
+    out: Path = typer.Option(Path("results/report"), "--out", help="Report folder."),
+    store_path: Path = typer.Option(DEFAULT_PATH, "--store", help="Results database."),
+) -> None:
     """Rebuild the report of the last reproduction from the store (nothing is recomputed)."""
-    require(store_path.exists(), f"store {str(store_path)!r} does not exist; run `attnsep reproduce` first")
+    require(
+        store_path.exists(),
+        f"store {str(store_path)!r} does not exist; run `attnsep reproduce` first",
+    )
     store = Store(store_path)
     last = store.recall("last_reproduction") or {"preset": "quick", "names": experiment_names(None)}
     claims = build_claims(store, last["names"], last["preset"], out)
@@ -217,7 +284,10 @@ def report(out: Path = typer.Option(Path("results/report"), "--out", help="Repor
 def list_experiments(as_json: bool = typer.Option(False, "--json")) -> None:
     """The experiments and the claim each reproduces."""
     load_all()
-    items = [{"name": e.name, "claim": e.claim, "title": e.title, "paper": e.paper} for e in base.REGISTRY.values()]
+    items = [
+        {"name": e.name, "claim": e.claim, "title": e.title, "paper": e.paper}
+        for e in base.REGISTRY.values()
+    ]
     if as_json:
         emit_json({"experiments": items})
         return

@@ -13,8 +13,9 @@ from ..one_step import OneStepConfig, OneStepResult, run_one_step, summarize
 from ..validate import require
 from .common import emit_json, print_table
 
-app = typer.Typer(help="Sparse XOR / k-sparse parity with the query-vector attention model.",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Sparse XOR / k-sparse parity with the query-vector attention model.", no_args_is_help=True
+)
 
 
 def parse_eta(text: str) -> float | None:
@@ -25,7 +26,10 @@ def parse_eta(text: str) -> float | None:
         value = float(text)
     except ValueError:
         value = float("nan")
-    require(value > 0 and value != float("inf"), f"--eta must be 'auto' or a finite number > 0, got {text!r}")
+    require(
+        value > 0 and value != float("inf"),
+        f"--eta must be 'auto' or a finite number > 0, got {text!r}",
+    )
     return value
 
 
@@ -33,7 +37,10 @@ def parse_samples(text: str) -> int | None:
     """``population`` or a positive integer sample count."""
     if text == "population":
         return None
-    require(text.isdigit() and int(text) >= 1, f"--samples must be 'population' or an integer >= 1, got {text!r}")
+    require(
+        text.isdigit() and int(text) >= 1,
+        f"--samples must be 'population' or an integer >= 1, got {text!r}",
+    )
     return int(text)
 
 
@@ -48,7 +55,7 @@ def parse_support(text: str | None) -> tuple[int, ...] | None:
 
 
 def save_result(path: str, result: OneStepResult) -> None:
-    """The ``--save`` archive: state (V, theta before/after, support, eta) and per-replica metrics."""
+    """The ``--save`` archive: V, theta before/after, support, eta and per-replica metrics."""
     require(result.embeddings is not None, "internal: embeddings were not kept")
     save_npz(
         path,
@@ -69,17 +76,35 @@ def human_summary(summary: dict) -> None:
         ("d, m, heads", f"{summary['d']}, {summary['m']}, {summary['k']}"),
         ("replicas (seed)", f"{summary['seeds']} ({summary['seed']})"),
         ("attention", summary["attention"]),
-        ("gradient", summary["gradient"] + ("" if summary["samples"] is None else f" (n={summary['samples']})")),
+        (
+            "gradient",
+            summary["gradient"]
+            + ("" if summary["samples"] is None else f" (n={summary['samples']})"),
+        ),
         ("eta", f"{summary['eta']:.6g}"),
         ("trainable parameters", str(summary["trainable_params"])),
-        ("loss before (mean / median)", f"{summary['loss_before']['mean']:.4g} / {summary['loss_before']['median']:.4g}"),
-        ("loss after (mean / median)", f"{summary['loss_after']['mean']:.4g} / {summary['loss_after']['median']:.4g}"),
-        ("success rate", f"{summary['success_rate']:.3f}  (certified error <= {summary['success_tol']:g})"),
+        (
+            "loss before (mean / median)",
+            f"{summary['loss_before']['mean']:.4g} / {summary['loss_before']['median']:.4g}",
+        ),
+        (
+            "loss after (mean / median)",
+            f"{summary['loss_after']['mean']:.4g} / {summary['loss_after']['median']:.4g}",
+        ),
+        (
+            "success rate",
+            f"{summary['success_rate']:.3f}  (certified error <= {summary['success_tol']:g})",
+        ),
         ("specialization rate", f"{summary['specialization_rate']:.3f}"),
         ("collapse rate", f"{summary['collapse_rate']:.3f}"),
-        ("support mass (mean / min)", f"{summary['support_mass']['mean']:.4f} / {summary['support_mass']['min']:.4f}"),
-        ("certified error (median / max)",
-         f"{summary['certified_error']['median']:.3g} / {summary['certified_error']['max']:.3g}"),
+        (
+            "support mass (mean / min)",
+            f"{summary['support_mass']['mean']:.4f} / {summary['support_mass']['min']:.4f}",
+        ),
+        (
+            "certified error (median / max)",
+            f"{summary['certified_error']['median']:.3g} / {summary['certified_error']['max']:.3g}",
+        ),
     ]
     print_table("sparse parity: one gradient step", rows)
 
@@ -90,27 +115,51 @@ def one_step(
     m: int = typer.Option(32, "--m", help="Embedding width; trainable parameters = heads * m."),
     seeds: int = typer.Option(64, "--seeds", help="Number of independent replicas."),
     seed: int = typer.Option(0, "--seed", help="Base seed; replica e uses streams (seed, e, ...)."),
-    attention_map: str = typer.Option("softmax", "--attention",
-                                      help=f"Attention map: {', '.join(sorted(attention.ATTENTION))}."),
+    attention_map: str = typer.Option(
+        "softmax", "--attention", help=f"Attention map: {', '.join(sorted(attention.ATTENTION))}."
+    ),
     eta: str = typer.Option("auto", "--eta", help="Step size, or 'auto' = eta-scale * d^2 * ln d."),
-    eta_scale: float = typer.Option(16.0, "--eta-scale", help="Constant of the automatic step size."),
-    samples: str = typer.Option("population", "--samples",
-                                help="'population' (exact gradient) or a sample count N (empirical)."),
-    support: str | None = typer.Option(None, "--support", help="Fixed support I,J (default: uniform per replica)."),
+    eta_scale: float = typer.Option(
+        16.0, "--eta-scale", help="Constant of the automatic step size."
+    ),
+    samples: str = typer.Option(
+        "population",
+        "--samples",
+        help="'population' (exact gradient) or a sample count N (empirical).",
+    ),
+    support: str | None = typer.Option(
+        None, "--support", help="Fixed support I,J (default: uniform per replica)."
+    ),
     k: int = typer.Option(2, "--k", help="Support size = number of heads (2 = XOR)."),
     noise: float = typer.Option(0.0, "--noise", help="Label-flip probability in [0, 0.5)."),
     init: str = typer.Option("antisymmetric", "--init", help="antisymmetric or independent."),
-    success_tol: float = typer.Option(0.1, "--success-tol", help="Success: certified error <= this."),
+    success_tol: float = typer.Option(
+        0.1, "--success-tol", help="Success: certified error <= this."
+    ),
     dtype: str = typer.Option("float64", "--dtype", help="float64 or float32."),
     device: str = typer.Option("auto", "--device", help="auto, cpu or cuda."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
-    save: str | None = typer.Option(None, "--save", help="Write the state and metrics to FILE.npz."),
+    save: str | None = typer.Option(
+        None, "--save", help="Write the state and metrics to FILE.npz."
+    ),
 ) -> None:
     """One gradient step of the two-head (k-head) attention model on sparse XOR (k-parity)."""
     config = OneStepConfig(
-        d=d, m=m, seeds=seeds, seed=seed, attention=attention_map, eta=parse_eta(eta),
-        eta_scale=eta_scale, samples=parse_samples(samples), support=parse_support(support),
-        k=k, noise=noise, init=init, success_tol=success_tol, dtype=dtype, device=device,
+        d=d,
+        m=m,
+        seeds=seeds,
+        seed=seed,
+        attention=attention_map,
+        eta=parse_eta(eta),
+        eta_scale=eta_scale,
+        samples=parse_samples(samples),
+        support=parse_support(support),
+        k=k,
+        noise=noise,
+        init=init,
+        success_tol=success_tol,
+        dtype=dtype,
+        device=device,
     )
     if save is not None:
         writable_target(save, ".npz")

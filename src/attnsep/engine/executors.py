@@ -43,11 +43,22 @@ def execute(job: Job) -> dict[str, Any]:
         torch.set_num_threads(previous)
     finished = time.time()
     env = environment()
-    return {"experiment": job.experiment, "config_hash": job.key, "config": job.config,
-            "seed": job.seed, "status": status, "started": started, "finished": finished,
-            "seconds": finished - started, "versions": env["versions"],
-            "git_commit": env["git_commit"], "device": env["device"], "host": env["host"],
-            "records": records, "error": error}
+    return {
+        "experiment": job.experiment,
+        "config_hash": job.key,
+        "config": job.config,
+        "seed": job.seed,
+        "status": status,
+        "started": started,
+        "finished": finished,
+        "seconds": finished - started,
+        "versions": env["versions"],
+        "git_commit": env["git_commit"],
+        "device": env["device"],
+        "host": env["host"],
+        "records": records,
+        "error": error,
+    }
 
 
 def run_inline(jobs: list[Job]) -> Iterator[tuple[Job, dict[str, Any]]]:
@@ -55,10 +66,13 @@ def run_inline(jobs: list[Job]) -> Iterator[tuple[Job, dict[str, Any]]]:
         yield job, execute(job)
 
 
-def run_process(jobs: list[Job], workers: int | None = None) -> Iterator[tuple[Job, dict[str, Any]]]:
+def run_process(
+    jobs: list[Job], workers: int | None = None
+) -> Iterator[tuple[Job, dict[str, Any]]]:
     workers = int_at_least("workers", workers or os.cpu_count() or 1, 1)
-    with ProcessPoolExecutor(max_workers=min(workers, max(1, len(jobs))),
-                             mp_context=get_context("spawn")) as pool:
+    with ProcessPoolExecutor(
+        max_workers=min(workers, max(1, len(jobs))), mp_context=get_context("spawn")
+    ) as pool:
         pending = {pool.submit(execute, job): job for job in jobs}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -73,8 +87,13 @@ def run_ray(jobs: list[Job], address: str | None = None) -> Iterator[tuple[Job, 
         raise ValueError("executor 'ray' needs Ray: pip install 'attnsep[ray]'") from None
     started_here = not ray.is_initialized()
     if started_here:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False,
-                 configure_logging=False, ignore_reinit_error=True)
+        ray.init(
+            address=address,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+            ignore_reinit_error=True,
+        )
     try:
         remote = ray.remote(num_cpus=THREADS_PER_JOB, max_retries=2)(execute)
         pending = {remote.remote(job): job for job in jobs}
@@ -88,7 +107,11 @@ def run_ray(jobs: list[Job], address: str | None = None) -> Iterator[tuple[Job, 
 
 
 def run_jobs(
-    jobs: list[Job], executor: str = "process", *, workers: int | None = None, address: str | None = None
+    jobs: list[Job],
+    executor: str = "process",
+    *,
+    workers: int | None = None,
+    address: str | None = None,
 ) -> Iterator[tuple[Job, dict[str, Any]]]:
     """Run ``jobs`` on the named executor, yielding ``(job, row)`` in completion order."""
     one_of("executor", executor, EXECUTORS)

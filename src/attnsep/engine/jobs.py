@@ -55,11 +55,18 @@ def parse_value(text: str) -> Any:
 def parse_assignment(text: str, *, grid: bool) -> tuple[str, Any]:
     """``key=value`` (``--set``) or ``key=v1,v2,...`` (``--grid``: a list of values)."""
     key, sep, raw = text.partition("=")
-    require(bool(sep) and key.strip() != "" and raw != "",
-            f"expected key=value{',value...' if grid else ''}, got {text!r}")
+    require(
+        bool(sep) and key.strip() != "" and raw != "",
+        f"expected key=value{',value...' if grid else ''}, got {text!r}",
+    )
     if grid:
-        values = parse_value(raw) if raw.startswith("[") else [parse_value(v) for v in raw.split(",")]
-        require(isinstance(values, list) and len(values) > 0, f"--grid {key} needs a list of values, got {raw!r}")
+        values = (
+            parse_value(raw) if raw.startswith("[") else [parse_value(v) for v in raw.split(",")]
+        )
+        require(
+            isinstance(values, list) and len(values) > 0,
+            f"--grid {key} needs a list of values, got {raw!r}",
+        )
         return key.strip(), values
     return key.strip(), parse_value(raw)
 
@@ -81,11 +88,15 @@ def load_config_file(path: str) -> dict[str, Any]:
         try:
             import yaml
         except ImportError:
-            raise ValueError("YAML config files need PyYAML (pip install pyyaml); use TOML instead") from None
+            raise ValueError(
+                "YAML config files need PyYAML (pip install pyyaml); use TOML instead"
+            ) from None
         try:
             data = yaml.safe_load(text) or {}
         except yaml.YAMLError as err:
-            raise ValueError(f"config file {path!r} is not valid YAML: {str(err).splitlines()[0]}") from None
+            raise ValueError(
+                f"config file {path!r} is not valid YAML: {str(err).splitlines()[0]}"
+            ) from None
     else:
         raise ValueError(f"config file must end in .toml, .yaml or .yml, got {path!r}")
     require(isinstance(data, dict), f"config file {path!r} must hold a table of keys")
@@ -100,10 +111,14 @@ def expand_grid(
     """One validated config per point of the cartesian product of ``grid`` over ``fixed``."""
     exp = base.get(experiment)
     both = sorted(set(fixed) & set(grid))
-    require(not both, f"{both[0]} is given both as a fixed value and as a grid axis" if both else "")
+    require(
+        not both, f"{both[0]} is given both as a fixed value and as a grid axis" if both else ""
+    )
     for key, values in grid.items():
-        require(isinstance(values, list) and len(values) > 0,
-                f"grid axis {key} needs a non-empty list of values, got {values!r}")
+        require(
+            isinstance(values, list) and len(values) > 0,
+            f"grid axis {key} needs a non-empty list of values, got {values!r}",
+        )
     keys = sorted(grid)
     configs = []
     for values in itertools.product(*(grid[k] for k in keys)):
@@ -116,8 +131,9 @@ def git_commit() -> str | None:
     """The commit of the source checkout this package runs from, if it is one."""
     root = Path(__file__).resolve().parents[3]
     try:
-        proc = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
-                              text=True, timeout=10)
+        proc = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return proc.stdout.strip() or None if proc.returncode == 0 else None
@@ -131,8 +147,11 @@ def environment() -> dict[str, Any]:
     import attnsep
 
     return {
-        "versions": {"attnsep": attnsep.__version__, "torch": torch.__version__,
-                     "numpy": numpy.__version__},
+        "versions": {
+            "attnsep": attnsep.__version__,
+            "torch": torch.__version__,
+            "numpy": numpy.__version__,
+        },
         "git_commit": git_commit(),
         "device": torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu",
         "host": os.uname().nodename,

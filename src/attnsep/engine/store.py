@@ -54,7 +54,9 @@ class Store:
             self.db.execute("PRAGMA journal_mode = WAL")
             self.db.executescript(SCHEMA)
         except sqlite3.DatabaseError as err:
-            raise ValueError(f"store {str(self.path)!r} is not an attnsep results database ({err})") from None
+            raise ValueError(
+                f"store {str(self.path)!r} is not an attnsep results database ({err})"
+            ) from None
         except OSError as err:
             raise ValueError(f"cannot open store {str(self.path)!r}: {err.strerror}") from None
         self._check_schema()
@@ -62,11 +64,15 @@ class Store:
     def _check_schema(self) -> None:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
         if row is None:
-            self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            self.db.execute(
+                "INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
+            )
             return
-        require(int(row[0]) <= SCHEMA_VERSION,
-                f"store {str(self.path)!r} has schema {row[0]}, newer than this attnsep "
-                f"understands ({SCHEMA_VERSION}); upgrade attnsep")
+        require(
+            int(row[0]) <= SCHEMA_VERSION,
+            f"store {str(self.path)!r} has schema {row[0]}, newer than this attnsep "
+            f"understands ({SCHEMA_VERSION}); upgrade attnsep",
+        )
 
     def remember(self, key: str, value: Any) -> None:
         """Keep a small JSON value under ``key`` (e.g. the last reproduction's preset)."""
@@ -87,24 +93,48 @@ class Store:
             chunk = keys[start : start + 500]
             marks = ",".join("?" * len(chunk))
             rows = self.db.execute(
-                f"SELECT config_hash FROM jobs WHERE status = 'done' AND config_hash IN ({marks})", chunk
+                f"SELECT config_hash FROM jobs WHERE status = 'done' AND config_hash IN ({marks})",
+                chunk,
             )
             found.update(r[0] for r in rows)
         return found
 
     def put(self, row: dict[str, Any]) -> bool:
-        """Store a finished job; a ``done`` row already there is kept. Returns whether it was written."""
-        encoded = {**row, "config": json.dumps(row["config"], sort_keys=True),
-                   "versions": json.dumps(row["versions"], sort_keys=True),
-                   "records": None if row.get("records") is None else json.dumps(row["records"], allow_nan=False)}
-        columns = ("experiment", "config_hash", "config", "seed", "status", "started", "finished",
-                   "seconds", "versions", "git_commit", "device", "host", "records", "error")
+        """Store a finished job (a ``done`` row already there is kept); True if it was written."""
+        encoded = {
+            **row,
+            "config": json.dumps(row["config"], sort_keys=True),
+            "versions": json.dumps(row["versions"], sort_keys=True),
+            "records": None
+            if row.get("records") is None
+            else json.dumps(row["records"], allow_nan=False),
+        }
+        columns = (
+            "experiment",
+            "config_hash",
+            "config",
+            "seed",
+            "status",
+            "started",
+            "finished",
+            "seconds",
+            "versions",
+            "git_commit",
+            "device",
+            "host",
+            "records",
+            "error",
+        )
         values = [encoded.get(c) for c in columns]
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            self.db.execute("DELETE FROM jobs WHERE config_hash = ? AND status = 'failed'", (row["config_hash"],))
+            self.db.execute(
+                "DELETE FROM jobs WHERE config_hash = ? AND status = 'failed'",
+                (row["config_hash"],),
+            )
             cursor = self.db.execute(
-                f"INSERT OR IGNORE INTO jobs ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                f"INSERT OR IGNORE INTO jobs ({', '.join(columns)}) "
+                f"VALUES ({', '.join('?' * len(columns))})",
                 values,
             )
             self.db.execute("COMMIT")
@@ -113,7 +143,9 @@ class Store:
             raise
         return cursor.rowcount == 1
 
-    def rows(self, experiment: str | None = None, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    def rows(
+        self, experiment: str | None = None, keys: Iterable[str] | None = None
+    ) -> list[dict[str, Any]]:
         """Stored jobs (newest last), decoded, optionally filtered by experiment or hash."""
         query, args = "SELECT * FROM jobs", []
         clauses = []
@@ -151,10 +183,19 @@ class Store:
             if row["status"] != "done":
                 continue
             for record in row["records"]:
-                flat.append({"job_id": row["id"], "experiment": row["experiment"],
-                             "config_hash": row["config_hash"],
-                             **{f"config.{k}": json.dumps(v) if isinstance(v, list | dict) else v
-                                for k, v in row["config"].items()},
-                             **{k: json.dumps(v) if isinstance(v, list | dict) else v
-                                for k, v in record.items()}})
+                flat.append(
+                    {
+                        "job_id": row["id"],
+                        "experiment": row["experiment"],
+                        "config_hash": row["config_hash"],
+                        **{
+                            f"config.{k}": json.dumps(v) if isinstance(v, list | dict) else v
+                            for k, v in row["config"].items()
+                        },
+                        **{
+                            k: json.dumps(v) if isinstance(v, list | dict) else v
+                            for k, v in record.items()
+                        },
+                    }
+                )
         return pd.DataFrame(flat)

@@ -9,7 +9,8 @@ odd ones zero):
 
 With ``f = s_m prod_h (gamma_h . x)`` and ``y = s_t xi prod_{a in S} x_a`` (``E xi = 1 - 2 rho``):
 
-    L = E[prod_h (gamma_h . x)^2] - 2 s_m s_t (1 - 2 rho) E[prod_h (gamma_h . x) prod_{a in S} x_a] + 1.
+    L = E[prod_h (gamma_h . x)^2]
+        - 2 s_m s_t (1 - 2 rho) E[prod_h (gamma_h . x) prod_{a in S} x_a] + 1.
 
 For two heads (``g, h``) this is SPEC A4's
 ``|g|^2 |h|^2 + 2 (g.h)^2 - 2 sum_a g_a^2 h_a^2 - 2 (g_i h_j + g_j h_i) + 1``.
@@ -51,7 +52,9 @@ def even_partitions(count: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
 def rademacher_moment(forms: list[torch.Tensor]) -> torch.Tensor:
     """``E[prod_j (l_j . x)]`` for ``x`` uniform on the cube; each form is ``... x d``."""
     most = max(RADEMACHER_CUMULANTS)
-    require(len(forms) <= most, f"the moment expansion handles at most {most} forms, got {len(forms)}")
+    require(
+        len(forms) <= most, f"the moment expansion handles at most {most} forms, got {len(forms)}"
+    )
     total = torch.zeros(forms[0].shape[:-1], dtype=forms[0].dtype, device=forms[0].device)
     for partition in even_partitions(len(forms)):
         term = torch.ones_like(total)
@@ -64,8 +67,10 @@ def rademacher_moment(forms: list[torch.Tensor]) -> torch.Tensor:
     return total
 
 
-def two_head_loss(gamma: torch.Tensor, support: torch.Tensor, label_corr: float = 1.0) -> torch.Tensor:
-    """SPEC A4's closed form for ``H = k = 2`` (``gamma``: ``E x 2 x d``, ``support``: ``E x 2``)."""
+def two_head_loss(
+    gamma: torch.Tensor, support: torch.Tensor, label_corr: float = 1.0
+) -> torch.Tensor:
+    """SPEC A4's closed form, ``H = k = 2``: ``gamma`` is ``E x 2 x d``, ``support`` ``E x 2``."""
     g, h = gamma[:, 0], gamma[:, 1]
     gg, hh, gh = (g * g).sum(-1), (h * h).sum(-1), (g * h).sum(-1)
     diag = (g * g * h * h).sum(-1)
@@ -74,7 +79,9 @@ def two_head_loss(gamma: torch.Tensor, support: torch.Tensor, label_corr: float 
     return gg * hh + 2 * gh**2 - 2 * diag - 2 * label_corr * cross + 1
 
 
-def population_loss(gamma: torch.Tensor, support: torch.Tensor, label_corr: float = 1.0) -> torch.Tensor:
+def population_loss(
+    gamma: torch.Tensor, support: torch.Tensor, label_corr: float = 1.0
+) -> torch.Tensor:
     """Exact ``E[(f(x) - y)^2]`` per replica from the weights ``gamma`` (``E x H x d``).
 
     ``label_corr = s_m s_t (1 - 2 rho)``: model sign times task sign times label correlation.
@@ -82,10 +89,15 @@ def population_loss(gamma: torch.Tensor, support: torch.Tensor, label_corr: floa
     if gamma.shape[1] == 2 and support.shape[1] == 2:
         return two_head_loss(gamma, support, label_corr)
     heads = gamma.shape[1]
-    require(heads <= MAX_EXACT_HEADS and heads + support.shape[1] <= 2 * MAX_EXACT_HEADS,
-            f"the exact population loss handles at most {MAX_EXACT_HEADS} heads, got {heads}")
+    require(
+        heads <= MAX_EXACT_HEADS and heads + support.shape[1] <= 2 * MAX_EXACT_HEADS,
+        f"the exact population loss handles at most {MAX_EXACT_HEADS} heads, got {heads}",
+    )
     rows = list(gamma.unbind(dim=1))
-    bits = [torch.zeros_like(rows[0]).scatter_(1, support[:, a : a + 1], 1.0) for a in range(support.shape[1])]
+    bits = [
+        torch.zeros_like(rows[0]).scatter_(1, support[:, a : a + 1], 1.0)
+        for a in range(support.shape[1])
+    ]
     square = rademacher_moment([h for h in rows for _ in range(2)])
     cross = rademacher_moment(rows + bits)
     return square - 2 * label_corr * cross + 1
@@ -108,14 +120,20 @@ def enumeration_terms(gamma: torch.Tensor, support: torch.Tensor, sign: int, tas
 
 
 def enumeration_loss(
-    gamma: torch.Tensor, support: torch.Tensor, sign: int = -1, task_sign: int = -1, noise: float = 0.0
+    gamma: torch.Tensor,
+    support: torch.Tensor,
+    sign: int = -1,
+    task_sign: int = -1,
+    noise: float = 0.0,
 ) -> torch.Tensor:
     """``E[(f - y)^2]`` by summing over all ``2^d`` inputs (and the two label outcomes)."""
     f, y = enumeration_terms(gamma, support, sign, task_sign)
     return ((1 - noise) * (f - y) ** 2 + noise * (f + y) ** 2).mean(dim=1)
 
 
-def worst_case_error(gamma: torch.Tensor, support: torch.Tensor, sign: int = -1, task_sign: int = -1) -> torch.Tensor:
+def worst_case_error(
+    gamma: torch.Tensor, support: torch.Tensor, sign: int = -1, task_sign: int = -1
+) -> torch.Tensor:
     """``max_x |f(x) - y(x)|`` over all ``2^d`` inputs (clean labels), per replica."""
     f, y = enumeration_terms(gamma, support, sign, task_sign)
     return (f - y).abs().amax(dim=1)

@@ -5,8 +5,14 @@ from __future__ import annotations
 import importlib
 
 MODULES = (
-    "xor_one_step", "xor_width", "xor_attention_maps", "xor_heads", "xor_samples",
-    "select_convergence", "select_width", "select_length",
+    "xor_one_step",
+    "xor_width",
+    "xor_attention_maps",
+    "xor_heads",
+    "xor_samples",
+    "select_convergence",
+    "select_width",
+    "select_length",
 )
 
 

@@ -26,7 +26,9 @@ class ExperimentConfig(BaseModel):
     seed: int = 0
 
 
-def parse_config(config_type: type[ExperimentConfig], data: dict[str, Any], where: str) -> ExperimentConfig:
+def parse_config(
+    config_type: type[ExperimentConfig], data: dict[str, Any], where: str
+) -> ExperimentConfig:
     """Validate ``data`` into ``config_type``; a failure becomes a one-line ``ValueError``."""
     try:
         return config_type.model_validate(data)

@@ -29,6 +29,11 @@ def figure(path: Path, ncols: int = 1, width: float = 5.5, height: float = 4.0) 
 
 def rate_band(ax, xs, records, label: str, color=None) -> None:
     """A success-rate line with its Wilson band (records carry ``rate``, ``low``, ``high``)."""
-    line, = ax.plot(xs, [r["rate"] for r in records], marker="o", label=label, color=color)
-    ax.fill_between(xs, [r["low"] for r in records], [r["high"] for r in records],
-                    color=line.get_color(), alpha=0.15)
+    (line,) = ax.plot(xs, [r["rate"] for r in records], marker="o", label=label, color=color)
+    ax.fill_between(
+        xs,
+        [r["low"] for r in records],
+        [r["high"] for r in records],
+        color=line.get_color(),
+        alpha=0.15,
+    )

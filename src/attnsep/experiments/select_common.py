@@ -9,19 +9,29 @@ from ..metrics.selection import cos_to_ground_truth, evaluate_lengths
 from ..train.selection import SelectionTrainConfig, train
 
 
-def train_and_evaluate(config: SelectionTrainConfig, lengths: list[int], eval_size: int = 128) -> dict[str, Any]:
+def train_and_evaluate(
+    config: SelectionTrainConfig, lengths: list[int], eval_size: int = 128
+) -> dict[str, Any]:
     """Train, then evaluate at every length; plain numbers (replica 0 of a 1-replica run)."""
     result = train(config)
-    rows = evaluate_lengths(result.W, config.task, result.encodings, lengths, config.seed, eval_size)
+    rows = evaluate_lengths(
+        result.W, config.task, result.encodings, lengths, config.seed, eval_size
+    )
     return {
         "train_loss": float(result.train_loss[0]),
         "cos": float(cos_to_ground_truth(result.W, config.d)[0]),
         "losses": [float(v) for v in result.losses[:, 0]],
-        "eval": [{"T": r.length, "loss": float(r.loss[0]), "stderr": float(r.stderr[0]),
-                  "exact": None if r.exact is None else float(r.exact[0]),
-                  "exact_stderr": None if r.exact_stderr is None else float(r.exact_stderr[0]),
-                  "uniform": float(uniform_attention_loss(r.length, config.q, config.d))}
-                 for r in rows],
+        "eval": [
+            {
+                "T": r.length,
+                "loss": float(r.loss[0]),
+                "stderr": float(r.stderr[0]),
+                "exact": None if r.exact is None else float(r.exact[0]),
+                "exact_stderr": None if r.exact_stderr is None else float(r.exact_stderr[0]),
+                "uniform": float(uniform_attention_loss(r.length, config.q, config.d)),
+            }
+            for r in rows
+        ],
     }
 
 

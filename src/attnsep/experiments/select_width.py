@@ -1,4 +1,6 @@
-"""B5.2 — width: final loss vs the PE width ``m_p`` for several ``T``; the needed ``m_p`` grows like ``q log T``.
+"""B5.2 — width: final loss vs the PE width ``m_p`` for several ``T``.
+
+The needed ``m_p`` should grow like ``q log T``.
 
 Trains the position block only, by gradient descent on the loss that is exact over the
 Gaussian tokens (SPEC B3), and evaluates it exactly over the tokens at the training length.
@@ -25,28 +27,50 @@ class Config(ExperimentConfig):
     pe_dims: list[int] = Field(default=[8, 16, 32, 64, 128], min_length=1)
     steps: int = Field(default=300, ge=1)
     batch: int = Field(default=128, ge=1)
-    lr_per_dim: float = Field(default=6 / 128, gt=0)  # lr = lr_per_dim * m_p: W's scale grows ~ lr / m_p
+    lr_per_dim: float = Field(
+        default=6 / 128, gt=0
+    )  # lr = lr_per_dim * m_p: W's scale grows ~ lr / m_p
     target: float = Field(default=0.2, gt=0, lt=1)  # needed width: loss <= target x uniform loss
 
 
 def split(config: Config) -> list[Config]:
-    return [config.model_copy(update={"T_values": [T], "pe_dims": [m]})
-            for T in config.T_values for m in config.pe_dims]
+    return [
+        config.model_copy(update={"T_values": [T], "pe_dims": [m]})
+        for T in config.T_values
+        for m in config.pe_dims
+    ]
 
 
 def run(config: Config) -> list[Record]:
     records = []
     for T in config.T_values:
         for m in config.pe_dims:
-            train_config = SelectionTrainConfig(d=config.d, T=T, q=config.q, pe="stochastic", pe_dim=m,
-                                                trainable="position", objective="population",
-                                                steps=config.steps, batch=config.batch,
-                                                lr=config.lr_per_dim * m, seed=config.seed)
+            train_config = SelectionTrainConfig(
+                d=config.d,
+                T=T,
+                q=config.q,
+                pe="stochastic",
+                pe_dim=m,
+                trainable="position",
+                objective="population",
+                steps=config.steps,
+                batch=config.batch,
+                lr=config.lr_per_dim * m,
+                seed=config.seed,
+            )
             out = train_and_evaluate(train_config, [T])
             row = out["eval"][0]
-            records.append({"T": T, "pe_dim": m, "loss": row["exact"], "stderr": row["exact_stderr"],
-                            "uniform": row["uniform"], "ratio": row["exact"] / row["uniform"],
-                            "cos": out["cos"]})
+            records.append(
+                {
+                    "T": T,
+                    "pe_dim": m,
+                    "loss": row["exact"],
+                    "stderr": row["exact_stderr"],
+                    "uniform": row["uniform"],
+                    "ratio": row["exact"] / row["uniform"],
+                    "cos": out["cos"],
+                }
+            )
     return records
 
 
@@ -66,7 +90,12 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
     with plotting.figure(path, ncols=2) as (_, (left, right)):
         for T in sorted(needed):
             rows = sorted((r for r in records if r["T"] == T), key=lambda r: r["pe_dim"])
-            left.plot([r["pe_dim"] for r in rows], [r["ratio"] for r in rows], marker="o", label=f"T = {T}")
+            left.plot(
+                [r["pe_dim"] for r in rows],
+                [r["ratio"] for r in rows],
+                marker="o",
+                label=f"T = {T}",
+            )
         left.axhline(config.target, color="grey", ls="--", lw=0.8)
         left.set_xscale("log", base=2)
         left.set_yscale("log")
@@ -91,21 +120,36 @@ def verdict(records: list[Record], config: Config) -> dict:
     grows = len(found) >= 2 and list(found.values())[-1] > list(found.values())[0]
     ok = len(found) == len(needed) and grows and slope is not None and slope < 1
     return {
-        "measured": f"{table}; log-log slope of m_p* vs T = " + ("n/a" if slope is None else f"{slope:.2f}"),
+        "measured": f"{table}; log-log slope of m_p* vs T = "
+        + ("n/a" if slope is None else f"{slope:.2f}"),
         "verdict": "reproduced" if ok else "not reproduced",
-        "criterion": f"the needed width (loss <= {config.target:g} x uniform) exists at every T, grows with T, "
-                     "and grows sublinearly in T (log-log slope < 1), as q log T does",
+        "criterion": f"the needed width (loss <= {config.target:g} x uniform) exists at every "
+        "T, grows with T, "
+        "and grows sublinearly in T (log-log slope < 1), as q log T does",
     }
 
 
-EXPERIMENT = register(Experiment(
-    name="select-width",
-    claim="B5.2",
-    title="Width Θ(d + q log T) suffices",
-    paper="With stochastic PE, transformer width Theta(d + q log T) suffices for gradient descent "
-          "to learn q-sparse token selection.",
-    config_type=Config, run=run, figure=figure, verdict=verdict, split=split,
-    presets={"quick": {}, "full": {"T_values": [10, 20, 40, 80, 160, 320],
-                                   "pe_dims": [8, 16, 32, 64, 128, 256, 512], "steps": 1000,
-                                   "batch": 256}},
-))
+EXPERIMENT = register(
+    Experiment(
+        name="select-width",
+        claim="B5.2",
+        title="Width Θ(d + q log T) suffices",
+        paper="With stochastic PE, transformer width Theta(d + q log T) suffices for gradient "
+        "descent "
+        "to learn q-sparse token selection.",
+        config_type=Config,
+        run=run,
+        figure=figure,
+        verdict=verdict,
+        split=split,
+        presets={
+            "quick": {},
+            "full": {
+                "T_values": [10, 20, 40, 80, 160, 320],
+                "pe_dims": [8, 16, 32, 64, 128, 256, 512],
+                "steps": 1000,
+                "batch": 256,
+            },
+        },
+    )
+)

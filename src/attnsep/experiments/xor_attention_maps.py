@@ -75,8 +75,14 @@ def run(config: Config) -> list[Record]:
                     row = {"loss_mean": None, "diverged": True}
                 curve.append({"eta": 10.0**exponent, **row})
             finite = [c for c in curve if c["loss_mean"] is not None]
-            best = min(finite, key=lambda c: c["loss_mean"]) if finite else {"eta": None, "loss_mean": None}
-            records.append({"attention": name, "mode": mode, "steps": steps, "best": best, "curve": curve})
+            best = (
+                min(finite, key=lambda c: c["loss_mean"])
+                if finite
+                else {"eta": None, "loss_mean": None}
+            )
+            records.append(
+                {"attention": name, "mode": mode, "steps": steps, "best": best, "curve": curve}
+            )
     return records
 
 
@@ -91,7 +97,9 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
             ax.set_yscale("log")
             ax.set_xlabel("learning rate eta")
             ax.set_ylabel("mean population loss")
-            ax.set_title("after one step" if mode == "one-step" else f"after {config.gd_steps} GD steps")
+            ax.set_title(
+                "after one step" if mode == "one-step" else f"after {config.gd_steps} GD steps"
+            )
             ax.legend()
     return [path]
 
@@ -106,29 +114,41 @@ def verdict(records: list[Record], config: Config) -> dict:
         if b.get("loss_mean") is None:
             parts.append(f"{r['attention']}/{r['mode']}: diverged at every eta")
             continue
-        parts.append(f"{r['attention']}/{r['mode']}: loss {b['loss_mean']:.3g}, success "
-                     f"{b['success_rate']:.2f}, specialization {b['specialization_rate']:.2f}, "
-                     f"collapse {b['collapse_rate']:.2f} (eta {b['eta']:.0e})")
+        parts.append(
+            f"{r['attention']}/{r['mode']}: loss {b['loss_mean']:.3g}, success "
+            f"{b['success_rate']:.2f}, specialization {b['specialization_rate']:.2f}, "
+            f"collapse {b['collapse_rate']:.2f} (eta {b['eta']:.0e})"
+        )
     names = {r["attention"] for r in records}
     ok = "softmax" in names and best("softmax", "one-step").get("success_rate", 0) >= 0.75
     for other in names - {"softmax"}:
-        ok = ok and all(best(other, mode).get("success_rate", 0) <= 0.1 for mode in ("one-step", "gd"))
+        ok = ok and all(
+            best(other, mode).get("success_rate", 0) <= 0.1 for mode in ("one-step", "gd")
+        )
     grid = f"eta in 10^{{{', '.join(f'{e:g}' for e in config.eta_exponents)}}}"
     return {
         "measured": "; ".join(parts) + f"; {grid}",
         "verdict": "reproduced" if ok else "not reproduced",
         "criterion": "softmax one-step success >= 0.75 while every other map stays <= 0.1 "
-                     "after one step and after GD, each at its best eta",
+        "after one step and after GD, each at its best eta",
     }
 
 
-EXPERIMENT = register(Experiment(
-    name="attention-maps",
-    claim="A7.3",
-    title="Exact softmax is necessary",
-    paper="Linear and erf attention fail to learn sparse XOR: they do not converge or the two "
-          "heads collapse onto the same feature; only exact softmax specializes quickly.",
-    config_type=Config, run=run, figure=figure, verdict=verdict, split=split,
-    presets={"quick": {"d": 256, "m": 32, "seeds": 16, "gd_steps": 40},
-             "full": {"d": 2048, "m": 64, "seeds": 64, "gd_steps": 1000}},
-))
+EXPERIMENT = register(
+    Experiment(
+        name="attention-maps",
+        claim="A7.3",
+        title="Exact softmax is necessary",
+        paper="Linear and erf attention fail to learn sparse XOR: they do not converge or the two "
+        "heads collapse onto the same feature; only exact softmax specializes quickly.",
+        config_type=Config,
+        run=run,
+        figure=figure,
+        verdict=verdict,
+        split=split,
+        presets={
+            "quick": {"d": 256, "m": 32, "seeds": 16, "gd_steps": 40},
+            "full": {"d": 2048, "m": 64, "seeds": 64, "gd_steps": 1000},
+        },
+    )
+)

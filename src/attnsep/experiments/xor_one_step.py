@@ -26,8 +26,11 @@ class Config(ExperimentConfig):
 
 
 def split(config: Config) -> list[Config]:
-    return [config.model_copy(update={"d_values": [d], "m_values": [m]})
-            for d in config.d_values for m in config.m_values]
+    return [
+        config.model_copy(update={"d_values": [d], "m_values": [m]})
+        for d in config.d_values
+        for m in config.m_values
+    ]
 
 
 def outcome_record(config: OneStepConfig, result) -> Record:
@@ -35,8 +38,13 @@ def outcome_record(config: OneStepConfig, result) -> Record:
     successes, trials = int(result.success.sum()), config.seeds
     low, high = wilson_interval(successes, trials)
     return {
-        "d": config.d, "m": config.m, "seeds": trials, "successes": successes,
-        "rate": successes / trials, "low": low, "high": high,
+        "d": config.d,
+        "m": config.m,
+        "seeds": trials,
+        "successes": successes,
+        "rate": successes / trials,
+        "low": low,
+        "high": high,
         "specialization_rate": float(result.specialized.mean()),
         "collapse_rate": float(result.collapsed.mean()),
         "loss_after_median": float(sorted(result.loss_after)[trials // 2]),
@@ -49,9 +57,16 @@ def run(config: Config) -> list[Record]:
     records = []
     for d in config.d_values:
         for m in config.m_values:
-            step = OneStepConfig(d=d, m=m, seeds=config.seeds, seed=config.seed,
-                                 attention=config.attention, eta_scale=config.eta_scale,
-                                 success_tol=config.success_tol, device=config.device)
+            step = OneStepConfig(
+                d=d,
+                m=m,
+                seeds=config.seeds,
+                seed=config.seed,
+                attention=config.attention,
+                eta_scale=config.eta_scale,
+                success_tol=config.success_tol,
+                device=config.device,
+            )
             records.append(outcome_record(step, run_one_step(step)))
     return records
 
@@ -73,28 +88,44 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
 
 
 def verdict(records: list[Record], config: Config) -> dict:
-    best = {d: max((r for r in records if r["d"] == d), key=lambda r: r["rate"])
-            for d in sorted({r["d"] for r in records})}
+    best = {
+        d: max((r for r in records if r["d"] == d), key=lambda r: r["rate"])
+        for d in sorted({r["d"] for r in records})
+    }
     largest = max(best)
-    text = "; ".join(f"d={d}: {b['rate']:.2f} at m={b['m']} (collapse {b['collapse_rate']:.2f})"
-                     for d, b in best.items())
+    text = "; ".join(
+        f"d={d}: {b['rate']:.2f} at m={b['m']} (collapse {b['collapse_rate']:.2f})"
+        for d, b in best.items()
+    )
     ok = best[largest]["rate"] >= 0.9 and all(b["rate"] >= 0.75 for b in best.values())
     return {
         "measured": f"best success rate after one step per d: {text}",
         "verdict": "reproduced" if ok else "not reproduced",
         "criterion": "success >= 0.9 at the largest d and >= 0.75 at every d "
-                     "(small d saturates near 0.8: heads collapse when the initial scores of i*, j* tie)",
+        "(small d saturates near 0.8: heads collapse when the initial scores of i*, j* tie)",
     }
 
 
-EXPERIMENT = register(Experiment(
-    name="one-step",
-    claim="A7.1",
-    title="One gradient step suffices",
-    paper="A two-head softmax-attention layer learns sparse XOR in a single population "
-          "gradient step with high probability (Theorem 2).",
-    config_type=Config, run=run, figure=figure, verdict=verdict, split=split,
-    presets={"quick": {"d_values": [64, 256, 1024], "m_values": [8, 16, 32], "seeds": 32},
-             "full": {"d_values": [2**6, 2**8, 2**10, 2**12, 2**14, 2**16],
-                      "m_values": [4, 8, 16, 32, 64, 128], "seeds": 256, "device": "auto"}},
-))
+EXPERIMENT = register(
+    Experiment(
+        name="one-step",
+        claim="A7.1",
+        title="One gradient step suffices",
+        paper="A two-head softmax-attention layer learns sparse XOR in a single population "
+        "gradient step with high probability (Theorem 2).",
+        config_type=Config,
+        run=run,
+        figure=figure,
+        verdict=verdict,
+        split=split,
+        presets={
+            "quick": {"d_values": [64, 256, 1024], "m_values": [8, 16, 32], "seeds": 32},
+            "full": {
+                "d_values": [2**6, 2**8, 2**10, 2**12, 2**14, 2**16],
+                "m_values": [4, 8, 16, 32, 64, 128],
+                "seeds": 256,
+                "device": "auto",
+            },
+        },
+    )
+)

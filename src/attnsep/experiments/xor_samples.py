@@ -22,16 +22,20 @@ class Config(ExperimentConfig):
 
 
 def split(config: Config) -> list[Config]:
-    return [config.model_copy(update={"d_values": [d], "n_values": [n]})
-            for d in config.d_values for n in config.n_values]
+    return [
+        config.model_copy(update={"d_values": [d], "n_values": [n]})
+        for d in config.d_values
+        for n in config.n_values
+    ]
 
 
 def run(config: Config) -> list[Record]:
     records = []
     for d in config.d_values:
         for n in config.n_values:
-            step = OneStepConfig(d=d, m=config.m, seeds=config.seeds, seed=config.seed, samples=n,
-                                 device="cpu")
+            step = OneStepConfig(
+                d=d, m=config.m, seeds=config.seeds, seed=config.seed, samples=n, device="cpu"
+            )
             records.append({"n": n, **outcome_record(step, run_one_step(step))})
     return records
 
@@ -62,8 +66,13 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
         if found:
             ds, ns = zip(*found, strict=True)
             right.plot(ds, ns, "o-", label="measured n*(d)")
-            right.plot(ds, [ns[0] * (d / ds[0]) ** 4 for d in ds], ":", color="grey",
-                       label="theory's d^4 (scaled)")
+            right.plot(
+                ds,
+                [ns[0] * (d / ds[0]) ** 4 for d in ds],
+                ":",
+                color="grey",
+                label="theory's d^4 (scaled)",
+            )
         right.set_xscale("log", base=2)
         right.set_yscale("log", base=2)
         right.set_xlabel("d")
@@ -80,22 +89,40 @@ def verdict(records: list[Record], config: Config) -> dict:
     ok = len(found) == len(stars) and slope is not None
     return {
         "measured": f"{table}; fitted exponent of n* vs d = "
-                    + ("n/a" if slope is None else f"{slope:.2f}") + " (theory's sufficient bound: d^4 polylog d)",
-        "verdict": ("reproduced (bound is loose)" if ok and slope < 4 else "reproduced") if ok else "not reproduced",
-        "criterion": f"n* exists on the grid for every d (target {config.target:g}); exponent compared with 4",
+        + ("n/a" if slope is None else f"{slope:.2f}")
+        + " (theory's sufficient bound: d^4 polylog d)",
+        "verdict": ("reproduced (bound is loose)" if ok and slope < 4 else "reproduced")
+        if ok
+        else "not reproduced",
+        "criterion": f"n* exists on the grid for every d (target {config.target:g}); "
+        "exponent compared with 4",
         "exponent": slope,
     }
 
 
-EXPERIMENT = register(Experiment(
-    name="finite-samples",
-    claim="A7.5",
-    title="Learning from finite samples",
-    paper="With n = Omega(d^4 polylog d) samples one empirical gradient step learns sparse XOR "
-          "(Corollary 3); the authors expect far fewer samples to suffice in practice.",
-    config_type=Config, run=run, figure=figure, verdict=verdict, split=split,
-    presets={"quick": {"d_values": [16, 32, 64], "n_values": [2**8, 2**10, 2**12, 2**14, 2**16],
-                       "seeds": 16},
-             "full": {"d_values": [16, 32, 64, 128, 256], "n_values": [2**k for k in range(8, 25, 2)],
-                      "seeds": 64}},
-))
+EXPERIMENT = register(
+    Experiment(
+        name="finite-samples",
+        claim="A7.5",
+        title="Learning from finite samples",
+        paper="With n = Omega(d^4 polylog d) samples one empirical gradient step learns sparse XOR "
+        "(Corollary 3); the authors expect far fewer samples to suffice in practice.",
+        config_type=Config,
+        run=run,
+        figure=figure,
+        verdict=verdict,
+        split=split,
+        presets={
+            "quick": {
+                "d_values": [16, 32, 64],
+                "n_values": [2**8, 2**10, 2**12, 2**14, 2**16],
+                "seeds": 16,
+            },
+            "full": {
+                "d_values": [16, 32, 64, 128, 256],
+                "n_values": [2**k for k in range(8, 25, 2)],
+                "seeds": 64,
+            },
+        },
+    )
+)

@@ -1,4 +1,4 @@
-"""A7.2 — polylog parameters: the smallest width ``m*(d)`` whose one-step success reaches a target."""
+"""A7.2 — polylog parameters: the smallest width ``m*(d)`` whose one-step success hits a target."""
 
 from __future__ import annotations
 
@@ -29,13 +29,23 @@ def split(config: Config) -> list[Config]:
 def run(config: Config) -> list[Record]:
     records = []
     for d in config.d_values:
+
         def evaluate(m: int, d: int = d) -> tuple[int, int]:
-            step = OneStepConfig(d=d, m=m, seeds=config.seeds, seed=config.seed, device=config.device)
+            step = OneStepConfig(
+                d=d, m=m, seeds=config.seeds, seed=config.seed, device=config.device
+            )
             return int(run_one_step(step).success.sum()), config.seeds
 
         m_star, probes = smallest_passing(evaluate, config.target, config.m_start, config.m_limit)
-        records.append({"d": d, "m_star": m_star, "params": None if m_star is None else 2 * m_star,
-                        "target": config.target, "probes": [p.as_record() for p in probes]})
+        records.append(
+            {
+                "d": d,
+                "m_star": m_star,
+                "params": None if m_star is None else 2 * m_star,
+                "target": config.target,
+                "probes": [p.as_record() for p in probes],
+            }
+        )
     return records
 
 
@@ -45,8 +55,11 @@ def fits(records: list[Record]) -> dict:
     if len(found) < 2:
         return {"loglog_slope": None, "log_power": None, "points": len(found)}
     ds, ms = [r["d"] for r in found], [r["m_star"] for r in found]
-    return {"loglog_slope": loglog_slope(ds, ms),
-            "log_power": loglog_slope([math.log(d) for d in ds], ms), "points": len(found)}
+    return {
+        "loglog_slope": loglog_slope(ds, ms),
+        "log_power": loglog_slope([math.log(d) for d in ds], ms),
+        "points": len(found),
+    }
 
 
 def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
@@ -77,26 +90,45 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
 
 def verdict(records: list[Record], config: Config) -> dict:
     fit = fits(records)
-    table = ", ".join(f"d={r['d']}: m*={r['m_star']}" for r in sorted(records, key=lambda r: r["d"]))
-    ok = fit["loglog_slope"] is not None and fit["loglog_slope"] <= 0.5 and fit["points"] == len(records)
+    table = ", ".join(
+        f"d={r['d']}: m*={r['m_star']}" for r in sorted(records, key=lambda r: r["d"])
+    )
+    ok = (
+        fit["loglog_slope"] is not None
+        and fit["loglog_slope"] <= 0.5
+        and fit["points"] == len(records)
+    )
     slope = "n/a" if fit["loglog_slope"] is None else f"{fit['loglog_slope']:.2f}"
     power = "n/a" if fit["log_power"] is None else f"{fit['log_power']:.2f}"
     return {
         "measured": f"{table}; log-log slope of m* vs d = {slope}, m* ~ (ln d)^{power}",
         "verdict": "reproduced" if ok else "not reproduced",
-        "criterion": f"m* found at every d and its log-log slope against d <= 0.5 (target {config.target:g})",
+        "criterion": f"m* found at every d and its log-log slope against d <= 0.5 "
+        f"(target {config.target:g})",
         "fit": fit,
     }
 
 
-EXPERIMENT = register(Experiment(
-    name="polylog-width",
-    claim="A7.2",
-    title="Polylogarithmic trainable parameters",
-    paper="The embedding width, hence the number of trainable parameters (2m), needs to grow "
-          "only like polylog(d) for one-step learning, against Omega(d) for FFNNs.",
-    config_type=Config, run=run, figure=figure, verdict=verdict, split=split,
-    presets={"quick": {"d_values": [2**6, 2**8, 2**10, 2**12, 2**14], "seeds": 32},
-             "full": {"d_values": [2**8, 2**10, 2**12, 2**14, 2**16, 2**18, 2**20],
-                      "seeds": 128, "target": 0.9, "device": "auto"}},
-))
+EXPERIMENT = register(
+    Experiment(
+        name="polylog-width",
+        claim="A7.2",
+        title="Polylogarithmic trainable parameters",
+        paper="The embedding width, hence the number of trainable parameters (2m), needs to grow "
+        "only like polylog(d) for one-step learning, against Omega(d) for FFNNs.",
+        config_type=Config,
+        run=run,
+        figure=figure,
+        verdict=verdict,
+        split=split,
+        presets={
+            "quick": {"d_values": [2**6, 2**8, 2**10, 2**12, 2**14], "seeds": 32},
+            "full": {
+                "d_values": [2**8, 2**10, 2**12, 2**14, 2**16, 2**18, 2**20],
+                "seeds": 128,
+                "target": 0.9,
+                "device": "auto",
+            },
+        },
+    )
+)

@@ -47,7 +47,9 @@ def l1_to_targets(gamma: torch.Tensor, support: torch.Tensor) -> torch.Tensor:
     return total - mass.abs() + (1 - mass).abs()
 
 
-def best_assignment(gamma: torch.Tensor, support: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def best_assignment(
+    gamma: torch.Tensor, support: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The certified error bound and the head-to-support assignment that attains it (SPEC A6).
 
     If head ``h`` targets support bit ``S_pi(h)`` then ``|gamma_h . x - x_{S_pi(h)}| <= eps_h``
@@ -57,7 +59,10 @@ def best_assignment(gamma: torch.Tensor, support: torch.Tensor) -> tuple[torch.T
     """
     heads, k = gamma.shape[1], support.shape[1]
     require(heads == k, f"certified error needs as many heads as support bits, got {heads} and {k}")
-    require(heads <= MAX_ASSIGNMENT_HEADS, f"certified error supports at most {MAX_ASSIGNMENT_HEADS} heads")
+    require(
+        heads <= MAX_ASSIGNMENT_HEADS,
+        f"certified error supports at most {MAX_ASSIGNMENT_HEADS} heads",
+    )
     eps = l1_to_targets(gamma, support)
     perms = torch.tensor(list(itertools.permutations(range(k))), device=eps.device)  # P x H
     rows = torch.arange(heads, device=eps.device)

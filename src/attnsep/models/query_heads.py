@@ -32,7 +32,12 @@ def simplex_vertices(heads: int) -> torch.Tensor:
 
 
 def initial_queries(
-    seed: int, replicas: int, heads: int, m: int, init: str = "antisymmetric", first_replica: int = 0
+    seed: int,
+    replicas: int,
+    heads: int,
+    m: int,
+    init: str = "antisymmetric",
+    first_replica: int = 0,
 ) -> torch.Tensor:
     """Initial ``theta`` (``E x H x m``, float64, CPU) (SPEC A2).
 
@@ -52,7 +57,10 @@ def initial_queries(
             g = torch.randn(heads, m, generator=gen, dtype=torch.float64)
             out.append(g / g.norm(dim=1, keepdim=True))
             continue
-        require(m >= heads - 1, f"antisymmetric init with {heads} heads needs m >= {heads - 1}, got m={m}")
+        require(
+            m >= heads - 1,
+            f"antisymmetric init with {heads} heads needs m >= {heads - 1}, got m={m}",
+        )
         q, r = torch.linalg.qr(torch.randn(m, heads - 1, generator=gen, dtype=torch.float64))
         q = q * torch.sign(torch.diagonal(r))  # Haar-uniform orthonormal frame
         out.append(simplex_vertices(heads) @ q.T)
@@ -61,7 +69,7 @@ def initial_queries(
 
 @dataclass(frozen=True)
 class QueryHeads:
-    """Frozen embeddings ``V`` (``E x d x m``, held or streamed), an attention map and the output sign."""
+    """Frozen embeddings ``V`` (``E x d x m``, held or streamed), attention map, output sign."""
 
     V: torch.Tensor | StreamedEmbeddings
     attention: str = "softmax"
@@ -94,8 +102,9 @@ class QueryHeads:
         if streamed:
             V = StreamedEmbeddings(seed, replicas, d, m, first_replica, dtype, device)
         else:
-            V = sphere_embeddings(seed, replicas, d, m, first_replica=first_replica, dtype=dtype,
-                                  device=device)
+            V = sphere_embeddings(
+                seed, replicas, d, m, first_replica=first_replica, dtype=dtype, device=device
+            )
         return cls(V, attention, sign)
 
     @property
@@ -134,4 +143,3 @@ class QueryHeads:
 def head_product(gamma: torch.Tensor, x: torch.Tensor, sign: int) -> torch.Tensor:
     """``sign * prod_h (gamma_h . x)`` from weights ``E x H x d`` and inputs ``E x n x d``."""
     return sign * torch.bmm(x.to(gamma.dtype), gamma.transpose(1, 2)).prod(dim=2)
-

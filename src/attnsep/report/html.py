@@ -19,8 +19,10 @@ h1 { font-size: 28px; margin-bottom: 4px; } h2 { margin-top: 40px; border-top: 1
      padding-top: 24px; font-size: 21px; }
 .sub { color: #5b6475; margin-top: 0; }
 table.summary { border-collapse: collapse; width: 100%; margin: 16px 0; font-size: 15px; }
-table.summary th, table.summary td { text-align: left; padding: 6px 10px; border-bottom: 1px solid #e3e6eb; }
-.badge { display: inline-block; padding: 1px 9px; border-radius: 10px; font-size: 13px; font-weight: 600; }
+table.summary th, table.summary td { text-align: left; padding: 6px 10px;
+  border-bottom: 1px solid #e3e6eb; }
+.badge { display: inline-block; padding: 1px 9px; border-radius: 10px; font-size: 13px;
+  font-weight: 600; }
 .ok { background: #dff3e4; color: #17692e; } .bad { background: #fbe2e2; color: #9b1c1c; }
 .open { background: #fff1cc; color: #7a5a00; }
 dl { display: grid; grid-template-columns: 130px 1fr; gap: 6px 14px; }
@@ -31,19 +33,27 @@ img { max-width: 100%; border: 1px solid #e3e6eb; margin-top: 12px; }
 
 
 def badge(verdict: str) -> str:
-    kind = "ok" if verdict.startswith("reproduced") else "open" if verdict == "incomplete" else "bad"
+    kind = (
+        "ok" if verdict.startswith("reproduced") else "open" if verdict == "incomplete" else "bad"
+    )
     return f'<span class="badge {kind}">{escape(verdict)}</span>'
 
 
 def render(claims: list[dict[str, Any]], preset: str) -> str:
     rows = "".join(
-        f'<tr><td><a href="#{escape(c["name"])}">{escape(c["claim"])}</a></td><td>{escape(c["title"])}</td>'
-        f"<td>{badge(c['verdict'])}</td></tr>" for c in claims
+        f'<tr><td><a href="#{escape(c["name"])}">{escape(c["claim"])}</a></td>'
+        f"<td>{escape(c['title'])}</td>"
+        f"<td>{badge(c['verdict'])}</td></tr>"
+        for c in claims
     )
     sections = []
     for c in claims:
-        figures = "".join(f'<img src="{escape(f)}" alt="{escape(c["title"])}">' for f in c["figures"])
-        criterion = f"<dt>Criterion</dt><dd>{escape(c['criterion'])}</dd>" if c.get("criterion") else ""
+        figures = "".join(
+            f'<img src="{escape(f)}" alt="{escape(c["title"])}">' for f in c["figures"]
+        )
+        criterion = (
+            f"<dt>Criterion</dt><dd>{escape(c['criterion'])}</dd>" if c.get("criterion") else ""
+        )
         sections.append(
             f'<section id="{escape(c["name"])}"><h2>{escape(c["claim"])} — {escape(c["title"])} '
             f"{badge(c['verdict'])}</h2><dl>"
@@ -61,8 +71,8 @@ def render(claims: list[dict[str, Any]], preset: str) -> str:
         "<h1>attnsep: the separations, measured</h1>"
         f"<p class='sub'>Preset <b>{escape(preset)}</b> · generated {stamp} · "
         "rerun everything with <code>attnsep reproduce</code></p>"
-        f"<table class='summary'><tr><th>claim</th><th>statement</th><th>verdict</th></tr>{rows}</table>"
-        + "".join(sections) + "</main></body></html>"
+        "<table class='summary'><tr><th>claim</th><th>statement</th><th>verdict</th></tr>"
+        f"{rows}</table>" + "".join(sections) + "</main></body></html>"
     )
 
 

@@ -39,7 +39,9 @@ class SparseParity:
         """``E x k`` sorted supports, replica ``e`` uniform from stream ``(seed, e, "support")``."""
         int_at_least("replicas", replicas, 1)
         rows = [
-            torch.randperm(self.d, generator=generator(seed, first_replica + e, "support"))[: self.k]
+            torch.randperm(self.d, generator=generator(seed, first_replica + e, "support"))[
+                : self.k
+            ]
             for e in range(replicas)
         ]
         return torch.stack(rows).sort(dim=1).values
@@ -49,7 +51,9 @@ class SparseParity:
         items = distinct_indices("support", support, self.d, self.k)
         return torch.tensor(sorted(items)).expand(replicas, self.k).clone()
 
-    def labels(self, x: torch.Tensor, support: torch.Tensor, flips: torch.Tensor | None = None) -> torch.Tensor:
+    def labels(
+        self, x: torch.Tensor, support: torch.Tensor, flips: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """Clean (or flipped, where ``flips`` is true) labels for ``x`` of shape ``E x n x d``."""
         idx = support[:, None, :].expand(x.shape[0], x.shape[1], self.k)
         y = self.sign * torch.gather(x, 2, idx).prod(dim=2)
@@ -62,7 +66,7 @@ class SparseParity:
     def sample_block(
         self, seed: int, support: torch.Tensor, block: int, rows: int, first_replica: int = 0
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Rows ``0..rows-1`` of sample block ``block`` for every replica: ``x`` (E x rows x d), ``y``.
+        """Rows ``0..rows-1`` of sample block ``block``, every replica: ``x`` (E x rows x d), ``y``.
 
         ``x`` is float64 ±1 on the CPU; block ``b`` of replica ``e`` comes from stream
         ``(seed, e, "samples", b)``.
@@ -72,12 +76,13 @@ class SparseParity:
             gen = generator(seed, first_replica + e, "samples", block)
             bits = torch.randint(0, 2, (self.block_rows(), self.d), generator=gen, dtype=torch.int8)
             xs.append(bits[:rows].to(torch.float64).mul_(2).sub_(1))
-            flips.append(torch.rand(self.block_rows(), generator=gen, dtype=torch.float64)[:rows] < self.noise)
+            flips.append(
+                torch.rand(self.block_rows(), generator=gen, dtype=torch.float64)[:rows]
+                < self.noise
+            )
         return (x := torch.stack(xs)), self.labels(x, support, torch.stack(flips))
 
-    def samples(
-        self, seed: int, support: torch.Tensor, n: int, first_replica: int = 0
-    ):
+    def samples(self, seed: int, support: torch.Tensor, n: int, first_replica: int = 0):
         """Yield ``(x, y)`` chunks covering samples ``0..n-1`` of every replica, in order."""
         int_at_least("n", n, 1)
         per_block = self.block_rows()

@@ -52,7 +52,9 @@ def query_gradient(
     return loss.detach(), model.backproject(grad_scores)
 
 
-def population_weights_gradient(model: QueryHeads, task: SparseParity, support: torch.Tensor) -> WeightsGradient:
+def population_weights_gradient(
+    model: QueryHeads, task: SparseParity, support: torch.Tensor
+) -> WeightsGradient:
     """``gamma -> (L, dL/dgamma)`` for the exact population loss (SPEC A4), by autograd."""
     corr = label_correlation(model, task)
 
@@ -73,9 +75,14 @@ def population_objective(model: QueryHeads, task: SparseParity, support: torch.T
 
 
 def empirical_weights_gradient(
-    model: QueryHeads, task: SparseParity, support: torch.Tensor, seed: int, n: int, first_replica: int = 0
+    model: QueryHeads,
+    task: SparseParity,
+    support: torch.Tensor,
+    seed: int,
+    n: int,
+    first_replica: int = 0,
 ) -> WeightsGradient:
-    """``gamma -> (mean (f - y)^2, its gradient in gamma)`` over ``n`` streamed samples (SPEC A4)."""
+    """``gamma -> (mean (f - y)^2, its gamma-gradient)`` over ``n`` streamed samples (SPEC A4)."""
     int_at_least("n", n, 1)
 
     def loss_of_weights(gamma: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -88,7 +95,8 @@ def empirical_weights_gradient(
             residual = model.sign * proj.prod(dim=2) - y
             total += (residual**2).sum(dim=1)
             others = torch.stack(
-                [proj[:, :, [j for j in range(heads) if j != h]].prod(dim=2) for h in range(heads)], dim=2
+                [proj[:, :, [j for j in range(heads) if j != h]].prod(dim=2) for h in range(heads)],
+                dim=2,
             )
             coef = (2 * model.sign) * residual[:, :, None] * others  # E x rows x H
             grad += torch.bmm(coef.transpose(1, 2), x)
@@ -98,7 +106,12 @@ def empirical_weights_gradient(
 
 
 def empirical_objective(
-    model: QueryHeads, task: SparseParity, support: torch.Tensor, seed: int, n: int, first_replica: int = 0
+    model: QueryHeads,
+    task: SparseParity,
+    support: torch.Tensor,
+    seed: int,
+    n: int,
+    first_replica: int = 0,
 ) -> Objective:
     """Empirical loss and gradient on ``n`` fresh samples per replica, streamed (SPEC A4)."""
     weights_grad = empirical_weights_gradient(model, task, support, seed, n, first_replica)
@@ -111,12 +124,15 @@ def apply_step(theta: torch.Tensor, grad: torch.Tensor, eta: float) -> torch.Ten
     stepped = theta - eta * grad
     require(
         bool(torch.isfinite(stepped).all()),
-        f"the step with eta={eta:g} produced non-finite query vectors; use a smaller eta or float64",
+        f"the step with eta={eta:g} produced non-finite query vectors; "
+        "use a smaller eta or float64",
     )
     return stepped
 
 
-def gradient_step(objective: Objective, theta: torch.Tensor, eta: float) -> tuple[torch.Tensor, torch.Tensor]:
+def gradient_step(
+    objective: Objective, theta: torch.Tensor, eta: float
+) -> tuple[torch.Tensor, torch.Tensor]:
     """``theta - eta * grad`` and the loss before the step (SPEC A5)."""
     loss, grad = objective(theta)
     return apply_step(theta, grad, eta), loss
@@ -125,7 +141,7 @@ def gradient_step(objective: Objective, theta: torch.Tensor, eta: float) -> tupl
 def gradient_descent(
     objective: Objective, theta: torch.Tensor, eta: float, steps: int
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """``steps`` full-batch steps; returns the final ``theta`` and the loss before each step (``steps x E``)."""
+    """``steps`` full-batch steps: final ``theta``, the loss before each step (``steps x E``)."""
     int_at_least("steps", steps, 1)
     history = []
     for _ in range(steps):
