@@ -1,0 +1,389 @@
+"""Training the FCN baselines, all replicas at once (SPEC A7.6, B5.4).
+
+Every net of the ensemble trains on its own data with its own optimizer state (Adam and SGD
+act entry by entry, and replica ``e``'s loss reaches only replica ``e``'s tensors), so a
+replica's result does not depend on ``E`` or on chunking by ``first_replica``: bitwise on
+float64 CPU in the tested shapes (batch 256, ``d`` a multiple of 4); for some odd shapes BLAS
+blocks one replica of a batch differently from a lone one, and results agree to rounding
+(~1e-15 relative after 200 steps at ``d = 33``). Streams, all named
+``(seed, e, ...)``: ``"fcn-init"`` (weights), ``"fcn-train"`` (XOR training inputs or the
+fixed set), ``"fcn-order"`` (minibatch order on a fixed set), ``"fcn-val"`` / ``"fcn-test"``
+(XOR stopping and test sets). Token selection draws from :class:`TokenSelection` with the
+selector's keys, ``("train", step)`` and ``("eval", T)``: both models see the same sequences.
+
+Defaults (*choice*, measured on this project's 2-core CPU machine):
+
+* XOR: Adam, ``lr = 1e-2``, batch 256, at most 2000 steps of fresh samples, MSE on the
+  ``±1`` labels (hinge is an option). Success: sign disagreement with the clean labels
+  ``≤ 0.01`` on 8192 fresh test samples. A replica stops early, keeping its weights, once it
+  classifies all ``VAL_SAMPLES`` validation samples right (checked every ``CHECK_EVERY``
+  steps); nets that learn do so in 50–300 steps. Measured: the smallest width with success
+  rate ≥ 0.9 is 3–6 at every ``d`` in 16..128 (width 1 never succeeds: one ReLU unit cannot
+  fit XOR); SGD at ``lr = 0.1`` gives the same frontier but diverges from width ~1000 on,
+  where Adam stays stable. Adam at ``lr = 3e-3`` and hinge loss give the same frontier.
+* Selection: Adam, ``lr = 3e-3`` (best of 1e-3 / 3e-3 / 1e-2 at ``d=4, T=8, q=2``), batch
+  256, 3000 steps of fresh sequences, loss ``‖f − STS‖²`` summed over the ``d`` coordinates
+  (SPEC B1); the final loss is measured on a fixed set of 4096 sequences, with its standard
+  error. Below width ``Td`` the trained loss sits just above the SPEC B4 floor.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import torch
+
+from ..device import resolve_device, resolve_dtype
+from ..models.mlp import MLP
+from ..rng import generator
+from ..tasks.parity import SparseParity
+from ..tasks.selection import TokenSelection, sts, subset_mask
+from ..validate import int_at_least, one_of, positive_finite, probability, require
+
+OPTIMIZERS = ("adam", "sgd")
+XOR_LOSSES = ("mse", "hinge")
+VAL_SAMPLES = 1024
+"""XOR early stopping: a replica is done once it classifies this many validation samples right."""
+CHECK_EVERY = 50
+"""Steps between two early-stopping checks."""
+EVAL_ROWS = 1024
+"""Evaluation sets go through the nets in chunks of this many rows (bounded memory)."""
+_BYTE_SIGNS = ((torch.arange(256).unsqueeze(-1) >> torch.arange(8)) & 1).double().mul_(2).sub_(1)
+
+Batches = Iterator[tuple[torch.Tensor, torch.Tensor]]
+LossFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+class Diverged(ValueError):
+    """Training produced a NaN/inf: the learning rate is too large for this problem."""
+
+
+def _common_checks(cfg: XorFCNConfig | SelectionFCNConfig) -> None:
+    int_at_least("width", cfg.width, 1)
+    int_at_least("depth", cfg.depth, 1)
+    int_at_least("replicas", cfg.replicas, 1)
+    int_at_least("first_replica", cfg.first_replica, 0)
+    int_at_least("seed", cfg.seed, 0)
+    int_at_least("steps", cfg.steps, 1)
+    int_at_least("batch", cfg.batch, 1)
+    positive_finite("lr", cfg.lr)
+    one_of("optimizer", cfg.optimizer, OPTIMIZERS)
+    require(cfg.samples is None or cfg.samples >= 1, f"samples must be >= 1, got {cfg.samples}")
+    resolve_dtype(cfg.dtype)
+    resolve_device(cfg.device)
+
+
+def _streams(cfg: XorFCNConfig | SelectionFCNConfig, name: str) -> list[torch.Generator]:
+    """One generator per replica of the run: streams ``(seed, e, name)``."""
+    replicas = range(cfg.first_replica, cfg.first_replica + cfg.replicas)
+    return [generator(cfg.seed, e, name) for e in replicas]
+
+
+def cube_samples(gens: list[torch.Generator], rows: int, d: int) -> torch.Tensor:
+    """``E x rows x d`` float64 uniform ``±1``: replica ``e`` reads random bytes from ``gens[e]``.
+
+    Eight coordinates per random byte (a lookup table), several times faster than
+    :meth:`SparseParity.sample_block`'s one draw per coordinate.
+    """
+    shape = (rows, (d + 7) // 8)
+    raw = torch.stack([torch.randint(0, 256, shape, generator=g, dtype=torch.uint8) for g in gens])
+    return _BYTE_SIGNS[raw.long()].flatten(2)[..., :d]
+
+
+def _minibatches(gens: list[torch.Generator], n: int, batch: int) -> Iterator[torch.Tensor]:
+    """Endless ``E x batch`` indices into a fixed set of ``n``: one fresh permutation an epoch."""
+    queue = torch.empty(len(gens), 0, dtype=torch.long)
+    while True:
+        while queue.shape[1] < batch:
+            perms = torch.stack([torch.randperm(n, generator=g) for g in gens])
+            queue = torch.cat([queue, perms], dim=1)
+        yield queue[:, :batch]
+        queue = queue[:, batch:]
+
+
+def _replay(
+    inputs: torch.Tensor, targets: torch.Tensor, gens: list[torch.Generator], batch: int
+) -> Batches:
+    """Minibatches of a fixed set (``E x n x ...``); replica ``e`` is shuffled by ``gens[e]``."""
+    rows = torch.arange(inputs.shape[0]).unsqueeze(1)
+    for idx in _minibatches(gens, inputs.shape[1], batch):
+        yield inputs[rows, idx], targets[rows, idx]
+
+
+def _row_means(values: torch.Tensor) -> torch.Tensor:
+    """Means of the rows of ``E x n``, one row at a time: a batched reduction may sum in another
+    order when ``E`` changes, and a replica's numbers must not depend on ``E``."""
+    return torch.stack([row.mean() for row in values])
+
+
+def _predict(net: MLP, x: torch.Tensor) -> torch.Tensor:
+    """``net(x)`` without gradients, ``EVAL_ROWS`` rows at a time, on the net's device and dtype."""
+    ref = net.weights[0]
+    with torch.no_grad():
+        chunks = [net(x[:, i : i + EVAL_ROWS].to(ref)) for i in range(0, x.shape[1], EVAL_ROWS)]
+    return torch.cat(chunks, dim=1)
+
+
+def _optimizer(name: str, params: list[torch.Tensor], lr: float) -> torch.optim.Optimizer:
+    return torch.optim.Adam(params, lr=lr) if name == "adam" else torch.optim.SGD(params, lr=lr)
+
+
+def _fit(
+    model: MLP,
+    batches: Batches,
+    per_sample: LossFn,
+    cfg: XorFCNConfig | SelectionFCNConfig,
+    done: Callable[[MLP], torch.Tensor] | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Train in place on the batch mean of ``per_sample`` (``E x n``).
+
+    Returns the training loss per step (``steps_run x E``; a log, equal across ``E`` up to
+    rounding) and the steps each replica ran. With ``done`` (checked every ``CHECK_EVERY``
+    steps), a replica's weights are frozen at its first check that returns true, and training
+    stops once every replica is done.
+    """
+    params = model.requires_grad_().parameters()
+    opt = _optimizer(cfg.optimizer, params, cfg.lr)
+    kept = [p.detach().clone() for p in params]
+    ran = torch.full((model.replicas,), cfg.steps, dtype=torch.long)
+    finished = torch.zeros(model.replicas, dtype=torch.bool)
+    losses = []
+    for step in range(cfg.steps):
+        inputs, targets = next(batches)
+        loss = per_sample(model(inputs), targets).mean(dim=1)
+        if not bool(torch.isfinite(loss).all()):
+            bad = (~torch.isfinite(loss)).nonzero().flatten().tolist()
+            raise Diverged(
+                f"training diverged at step {step} in replicas {bad}: lower lr ({cfg.lr:g})"
+            )
+        opt.zero_grad(set_to_none=True)
+        loss.sum().backward()
+        opt.step()
+        losses.append(loss.detach())
+        if done is not None and (step + 1) % CHECK_EVERY == 0:
+            with torch.no_grad():
+                new = done(model).cpu() & ~finished
+                for p, k in zip(params, kept, strict=True):
+                    k[new.to(p.device)] = p.detach()[new.to(p.device)]
+            ran[new], finished = step + 1, finished | new
+            if bool(finished.all()):
+                break
+    with torch.no_grad():
+        for p, k in zip(params, kept, strict=True):
+            p.copy_(torch.where(finished.to(p.device).view(-1, *[1] * (p.dim() - 1)), k, p))
+    model.requires_grad_(False)
+    return torch.stack(losses), ran
+
+
+# ---------------------------------------------------------------- sparse XOR (SPEC A7.6)
+
+
+@dataclass(frozen=True)
+class XorFCNConfig:
+    """A two-layer ReLU net (``depth`` hidden layers) on k-sparse parity (SPEC A1, A7.6)."""
+
+    d: int = 64
+    width: int = 32
+    depth: int = 1
+    k: int = 2
+    noise: float = 0.0
+    replicas: int = 8
+    first_replica: int = 0
+    seed: int = 0
+    steps: int = 2000
+    batch: int = 256
+    lr: float = 1e-2
+    optimizer: str = "adam"
+    loss: str = "mse"
+    samples: int | None = None  # None: fresh samples every step; n: one fixed set of n
+    early_stop: bool = True
+    test_samples: int = 8192
+    success_tol: float = 0.01
+    dtype: str = "float64"
+    device: str = "cpu"
+
+    def __post_init__(self) -> None:
+        SparseParity(self.d, self.k, -1, self.noise)
+        _common_checks(self)
+        one_of("loss", self.loss, XOR_LOSSES)
+        int_at_least("test_samples", self.test_samples, 1)
+        probability("success_tol", self.success_tol)
+
+    @property
+    def task(self) -> SparseParity:
+        return SparseParity(self.d, self.k, -1, self.noise)
+
+
+@dataclass(frozen=True)
+class XorFCNResult:
+    """Per replica (shape ``E``): test sign error, test loss, steps run; and the trained nets."""
+
+    config: XorFCNConfig
+    support: torch.Tensor
+    model: MLP
+    test_error: torch.Tensor
+    test_loss: torch.Tensor
+    steps_run: torch.Tensor
+    losses: torch.Tensor
+
+    @property
+    def success(self) -> torch.Tensor:
+        return self.test_error <= self.config.success_tol
+
+
+def xor_loss(name: str) -> LossFn:
+    """Per sample (``E x n``): ``(f − y)²`` or ``max(0, 1 − y f)`` for outputs ``E x n x 1``."""
+    if name == "mse":
+        return lambda f, y: (f.squeeze(-1) - y).pow(2)
+    return lambda f, y: torch.relu(1 - y * f.squeeze(-1))
+
+
+def _labelled(task: SparseParity, support: torch.Tensor, gens: list[torch.Generator], n: int):
+    """``(x, noisy y, clean y)`` for ``n`` fresh samples per replica."""
+    x = cube_samples(gens, n, task.d)
+    flips = torch.stack([torch.rand(n, generator=g, dtype=torch.float64) for g in gens])
+    return x, task.labels(x, support, flips < task.noise), task.labels(x, support)
+
+
+def train_xor(cfg: XorFCNConfig) -> XorFCNResult:
+    """Train ``E`` nets on their own sparse-XOR supports; test on fresh samples (SPEC A7.6)."""
+    task, E = cfg.task, cfg.replicas
+    dtype, device = resolve_dtype(cfg.dtype), resolve_device(cfg.device)
+    move = {"dtype": dtype, "device": device}
+    support = task.supports(cfg.seed, E, cfg.first_replica)
+    model = MLP.init(
+        E, cfg.d, cfg.width, 1, cfg.depth, seed=cfg.seed, first_replica=cfg.first_replica, **move
+    )
+    train_gens = _streams(cfg, "fcn-train")
+
+    def fresh() -> Batches:
+        while True:
+            x, y, _ = _labelled(task, support, train_gens, cfg.batch)
+            yield x.to(**move), y.to(**move)
+
+    if cfg.samples is None:
+        batches = fresh()
+    else:
+        x, y, _ = _labelled(task, support, train_gens, cfg.samples)
+        batches = _replay(x.to(**move), y.to(**move), _streams(cfg, "fcn-order"), cfg.batch)
+
+    def sign_error(net: MLP, x: torch.Tensor, clean: torch.Tensor) -> torch.Tensor:
+        wrong = torch.sign(_predict(net, x).squeeze(-1).cpu()) != clean
+        return wrong.to(torch.float64).mean(dim=1)
+
+    val_x, _, val_clean = _labelled(task, support, _streams(cfg, "fcn-val"), VAL_SAMPLES)
+
+    def perfect(net: MLP) -> torch.Tensor:
+        return sign_error(net, val_x, val_clean) == 0
+
+    per_sample = xor_loss(cfg.loss)
+    losses, ran = _fit(model, batches, per_sample, cfg, perfect if cfg.early_stop else None)
+    tx, ty, tclean = _labelled(task, support, _streams(cfg, "fcn-test"), cfg.test_samples)
+    test_loss = _row_means(per_sample(_predict(model, tx).cpu().double(), ty))
+    test_error = sign_error(model, tx, tclean)
+    if not bool(torch.isfinite(test_loss).all()):
+        raise Diverged(f"the test loss is not finite: lower lr ({cfg.lr:g})")
+    return XorFCNResult(cfg, support, model, test_error, test_loss, ran, losses)
+
+
+# ------------------------------------------------------- token selection (SPEC B1, B5.4)
+
+
+@dataclass(frozen=True)
+class SelectionFCNConfig:
+    """An MLP on ``[vec X ; 1_y]`` (length ``T·d + T``) with output in ``R^d`` (SPEC B5.4)."""
+
+    d: int = 4
+    T: int = 8
+    q: int = 2
+    width: int = 64
+    depth: int = 1
+    replicas: int = 4
+    first_replica: int = 0
+    seed: int = 0
+    steps: int = 3000
+    batch: int = 256
+    lr: float = 3e-3
+    optimizer: str = "adam"
+    samples: int | None = None  # None: fresh sequences every step; n: one fixed set of n
+    eval_samples: int = 4096
+    dtype: str = "float64"
+    device: str = "cpu"
+
+    def __post_init__(self) -> None:
+        TokenSelection(self.d, self.T, self.q)
+        _common_checks(self)
+        int_at_least("eval_samples", self.eval_samples, 2)
+
+    @property
+    def task(self) -> TokenSelection:
+        return TokenSelection(self.d, self.T, self.q)
+
+
+@dataclass(frozen=True)
+class SelectionFCNResult:
+    """Per replica (shape ``E``): evaluation loss ``E‖f − STS‖²`` and its standard error."""
+
+    config: SelectionFCNConfig
+    model: MLP
+    loss: torch.Tensor
+    stderr: torch.Tensor
+    losses: torch.Tensor
+
+    @property
+    def train_loss(self) -> torch.Tensor:
+        """Mean training loss over the last tenth of the steps."""
+        return self.losses[-max(1, self.losses.shape[0] // 10) :].mean(dim=0)
+
+
+def selection_features(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """``[vec X ; 1_y]``: ``(..., T, d)`` tokens and ``(..., q)`` subsets -> ``(..., T·d + T)``."""
+    return torch.cat([X.flatten(-2), subset_mask(y, X.shape[-2]).to(X)], dim=-1)
+
+
+def _squared_error(f: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """``‖f − target‖²`` summed over the coordinates, per sequence (SPEC B1): ``E x n``."""
+    return (f - target).pow(2).sum(dim=-1)
+
+
+def train_selection(cfg: SelectionFCNConfig) -> SelectionFCNResult:
+    """Train ``E`` MLPs on q-sparse averaging; evaluate on the fixed set ``("eval", T)``."""
+    task, E = cfg.task, cfg.replicas
+    move = {"dtype": resolve_dtype(cfg.dtype), "device": resolve_device(cfg.device)}
+
+    def pairs(batch: int, key: tuple[int | str, ...]) -> tuple[torch.Tensor, torch.Tensor]:
+        data = task.sample(cfg.seed, E, batch, key, first_replica=cfg.first_replica)
+        inputs = selection_features(data.X, data.y).to(**move)
+        return inputs, sts(data.X, data.y).to(**move)
+
+    def fresh() -> Batches:
+        step = 0
+        while True:
+            yield pairs(cfg.batch, ("train", step))
+            step += 1
+
+    if cfg.samples is None:
+        batches = fresh()
+    else:
+        batches = _replay(*pairs(cfg.samples, ("fcn-set",)), _streams(cfg, "fcn-order"), cfg.batch)
+    model = MLP.init(
+        E,
+        cfg.T * cfg.d + cfg.T,
+        cfg.width,
+        cfg.d,
+        cfg.depth,
+        seed=cfg.seed,
+        first_replica=cfg.first_replica,
+        **move,
+    )
+    losses, _ = _fit(model, batches, _squared_error, cfg)
+    inputs, target = pairs(cfg.eval_samples, ("eval", cfg.T))
+    per_sequence = _squared_error(_predict(model, inputs), target).cpu().double()
+    if not bool(torch.isfinite(per_sequence).all()):
+        raise Diverged(f"the evaluation loss is not finite: lower lr ({cfg.lr:g})")
+    mean = _row_means(per_sequence)
+    spread = _row_means((per_sequence - mean.unsqueeze(1)).pow(2)) * cfg.eval_samples
+    stderr = (spread / (cfg.eval_samples - 1)).sqrt() / math.sqrt(cfg.eval_samples)
+    return SelectionFCNResult(cfg, model, mean, stderr, losses)
