@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from . import engine, fcn, select, xor
+from . import engine, fcn, frontier, select, xor
 
 app = typer.Typer(
     name="attnsep",
@@ -17,6 +17,7 @@ app = typer.Typer(
 )
 app.add_typer(xor.app, name="xor")
 app.add_typer(select.app, name="select")
+app.add_typer(frontier.app, name="frontier")
 app.command("reproduce")(engine.reproduce)
 app.command("sweep")(engine.sweep)
 app.add_typer(engine.runs, name="runs")

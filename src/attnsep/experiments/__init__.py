@@ -13,6 +13,8 @@ MODULES = (
     "select_convergence",
     "select_width",
     "select_length",
+    "separation_xor",
+    "fcn_selection",
 )
 
 

@@ -1,0 +1,110 @@
+"""``attnsep frontier xor|select``: trainable parameters needed vs problem size (SPEC Part C)."""
+
+from __future__ import annotations
+
+import torch
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .. import frontier
+from ..validate import int_at_least, require
+from .common import emit_json
+
+app = typer.Typer(
+    help="Parameters needed vs problem size, transformer against FCN.", no_args_is_help=True
+)
+
+
+def parse_sizes(name: str, text: str, low: int) -> list[int]:
+    """``16,32,64`` as increasing integers ``>= low``."""
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    ok = bool(parts) and all(p.isdigit() and int(p) >= low for p in parts)
+    require(ok, f"{name} must be comma-separated integers >= {low}, got {text!r}")
+    sizes = [int(p) for p in parts]
+    require(sizes == sorted(set(sizes)), f"{name} must be increasing without repeats, got {text!r}")
+    return sizes
+
+
+def show(result: dict, size: str) -> None:
+    table = Table(title=f"parameters needed vs {size}")
+    for column in (size, "transformer knob", "params", "success", "FCN width", "params", "success"):
+        table.add_column(column, justify="right")
+    for t, f in zip(result["transformer"], result["fcn"], strict=True):
+
+        def rate(p: dict) -> str:
+            return "-" if p["success_rate"] is None else f"{p['success_rate']:.2f}"
+
+        table.add_row(
+            str(t[size]),
+            str(t["m_star"]),
+            str(t["params"]),
+            rate(t),
+            str(f["width_star"]),
+            str(f["params"]),
+            rate(f),
+        )
+    Console().print(table)
+    fit = result["fit"]
+    Console().print(
+        f"log-log slope of params vs {size}: "
+        f"transformer {fmt(fit['transformer']['loglog_slope'])}, "
+        f"FCN {fmt(fit['fcn']['loglog_slope'])}"
+    )
+
+
+def fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def run_single_threaded(compute):
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)  # many small ensembles: one thread is faster on a shared machine
+    try:
+        return compute()
+    finally:
+        torch.set_num_threads(previous)
+
+
+@app.command("xor")
+def xor(
+    d: str = typer.Option("16,32,64,128", "--d", help="Input lengths, comma-separated."),
+    seeds: int = typer.Option(8, "--seeds", help="Replicas per probe."),
+    seed: int = typer.Option(0, "--seed", help="Base seed."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """One-step transformer (target 0.75) against two-layer ReLU nets (target 0.9) on sparse XOR."""
+    ds = parse_sizes("--d", d, 2)
+    int_at_least("seeds", seeds, 1)
+    int_at_least("seed", seed, 0)
+    result = run_single_threaded(lambda: frontier.xor_frontier(ds, seeds, seed))
+    if as_json:
+        emit_json(result)
+    else:
+        show(result, "d")
+
+
+@app.command("select")
+def select(
+    T: str = typer.Option("8,16,32", "--T", help="Sequence lengths, comma-separated."),
+    d: int = typer.Option(4, "--d", help="Token dimension."),
+    q: int = typer.Option(2, "--q", help="Subset size."),
+    seeds: int = typer.Option(4, "--seeds", help="Replicas per probe."),
+    seed: int = typer.Option(0, "--seed", help="Base seed."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Selector (position block, m_p^2 parameters) against MLPs on [vec X ; 1_y].
+
+    Target: loss <= 0.2 x the uniform-attention loss.
+    """
+    Ts = parse_sizes("--T", T, 2)
+    int_at_least("d", d, 1)
+    int_at_least("q", q, 1)
+    require(q <= Ts[0], f"q must be <= every T, got q={q} and T={Ts[0]}")
+    int_at_least("seeds", seeds, 1)
+    int_at_least("seed", seed, 0)
+    result = run_single_threaded(lambda: frontier.select_frontier(Ts, d, q, seeds, seed))
+    if as_json:
+        emit_json(result)
+    else:
+        show(result, "T")

@@ -1,0 +1,197 @@
+"""The separation, measured: trainable parameters needed vs problem size (SPEC A7.6, Part C).
+
+For each size, a threshold search (doubling, then bisection; ``search.smallest_passing``)
+finds the smallest size knob whose success rate over the replicas reaches a target:
+``m`` for the one-step transformer (``2m`` trainable parameters), the hidden width for the
+two-layer ReLU net (``width (d + 2) + 1`` parameters). Growth laws are log-log slopes; for
+the transformer also the power ``p`` in ``m* ~ (ln d)^p``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import torch
+
+from .exact.selection import uniform_attention_loss
+from .metrics.selection import evaluate_lengths
+from .models.mlp import count
+from .one_step import OneStepConfig, run_one_step
+from .search import loglog_slope, smallest_passing, wilson_interval
+from .train.fcn import SelectionFCNConfig, XorFCNConfig, train_selection, train_xor
+from .train.selection import SelectionTrainConfig, train
+
+TRANSFORMER_TARGET = 0.75
+"""One-step success saturates near 0.8 at small d: in about one replica in five the heads
+collapse onto one support bit when the initial scores of i* and j* nearly tie."""
+FCN_TARGET = 0.9
+
+
+def _point(
+    size_name: str, size: int, knob: str, star: int | None, params: int | None, probes
+) -> dict:
+    at_star = next((p for p in probes if p.size == star), None)
+    low, high = (
+        (None, None) if at_star is None else wilson_interval(at_star.successes, at_star.trials)
+    )
+    return {
+        size_name: size,
+        knob: star,
+        "params": params,
+        "success_rate": None if at_star is None else at_star.rate,
+        "success_low": low,
+        "success_high": high,
+        "collapse_rate": None,
+        "probes": [p.as_record() for p in probes],
+    }
+
+
+def transformer_xor(
+    d: int,
+    seeds: int,
+    seed: int = 0,
+    target: float = TRANSFORMER_TARGET,
+    m_limit: int = 512,
+    device: str = "cpu",
+) -> dict[str, Any]:
+    """Smallest ``m`` whose one-step success rate reaches ``target`` at input length ``d``."""
+    collapse: dict[int, float] = {}
+
+    def evaluate(m: int) -> tuple[int, int]:
+        result = run_one_step(OneStepConfig(d=d, m=m, seeds=seeds, seed=seed, device=device))
+        collapse[m] = float(result.collapsed.mean())
+        return int(result.success.sum()), seeds
+
+    star, probes = smallest_passing(evaluate, target, 2, m_limit)
+    point = _point("d", d, "m_star", star, None if star is None else 2 * star, probes)
+    point["collapse_rate"] = collapse.get(star) if star is not None else collapse[max(collapse)]
+    return point
+
+
+def fcn_xor(
+    d: int,
+    seeds: int,
+    seed: int = 0,
+    target: float = FCN_TARGET,
+    width_limit: int = 4096,
+    **train: Any,
+) -> dict[str, Any]:
+    """Smallest hidden width whose trained two-layer ReLU nets reach ``target`` success."""
+
+    def evaluate(width: int) -> tuple[int, int]:
+        result = train_xor(XorFCNConfig(d=d, width=width, replicas=seeds, seed=seed, **train))
+        return int(result.success.sum()), seeds
+
+    star, probes = smallest_passing(evaluate, target, 1, width_limit)
+    return _point("d", d, "width_star", star, None if star is None else count(d, star), probes)
+
+
+def growth(points: list[dict[str, Any]], size_name: str = "d") -> dict[str, float | None]:
+    """Log-log slope of the parameters needed against the size, and against ``ln size``."""
+    found = [p for p in points if p["params"] is not None]
+    if len(found) < 2:
+        return {"loglog_slope": None, "log_power": None}
+    sizes, params = [p[size_name] for p in found], [p["params"] for p in found]
+    return {
+        "loglog_slope": loglog_slope(sizes, params),
+        "log_power": loglog_slope([math.log(s) for s in sizes], params),
+    }
+
+
+def xor_frontier(ds: list[int], seeds: int, seed: int = 0, **fcn_train: Any) -> dict[str, Any]:
+    """``{"transformer": [...], "fcn": [...], "fit": {...}}`` over the input lengths ``ds``."""
+    transformer = [transformer_xor(d, seeds, seed) for d in ds]
+    fcn = [fcn_xor(d, seeds, seed, **fcn_train) for d in ds]
+    fit = {"transformer": growth(transformer), "fcn": growth(fcn)}
+    last = ds[-1]
+    t_last, f_last = transformer[-1]["params"], fcn[-1]["params"]
+    fit["param_ratio_at_largest"] = {
+        "d": last,
+        "ratio": None if not (t_last and f_last) else f_last / t_last,
+    }
+    return {"transformer": transformer, "fcn": fcn, "fit": fit}
+
+
+SELECT_TARGET = 0.2
+"""Token selection: a replica succeeds when its loss is at most this fraction of the
+uniform-attention loss ``d (T - q) / (q T)``."""
+
+
+def _select_success(losses, T: int, q: int, d: int, target: float) -> tuple[int, int]:
+    limit = target * float(uniform_attention_loss(T, q, d))
+    return int((losses <= limit).sum()), len(losses)
+
+
+def transformer_select(
+    T: int,
+    d: int,
+    q: int,
+    seeds: int,
+    seed: int = 0,
+    target: float = SELECT_TARGET,
+    m_limit: int = 1024,
+    steps: int = 300,
+) -> dict:
+    """Smallest PE width ``m_p`` whose trained selector (position block, ``m_p^2`` parameters)
+    reaches ``target`` x the uniform loss, exactly over the tokens, in a ``FCN_TARGET`` share
+    of the replicas."""
+
+    def evaluate(m: int) -> tuple[int, int]:
+        losses = []
+        for s in range(seed, seed + seeds):
+            config = SelectionTrainConfig(
+                d=d,
+                T=T,
+                q=q,
+                pe_dim=m,
+                trainable="position",
+                objective="population",
+                steps=steps,
+                batch=128,
+                lr=6 / 128 * m,
+                seed=s,
+            )
+            result = train(config)
+            (row,) = evaluate_lengths(result.W, config.task, result.encodings, [T], s)
+            losses.append(float(row.exact[0]))
+        return _select_success(torch.tensor(losses), T, q, d, target)
+
+    star, probes = smallest_passing(evaluate, FCN_TARGET, 2, m_limit)
+    return _point("T", T, "m_star", star, None if star is None else star * star, probes)
+
+
+def fcn_select(
+    T: int,
+    d: int,
+    q: int,
+    seeds: int,
+    seed: int = 0,
+    target: float = SELECT_TARGET,
+    width_limit: int = 4096,
+    **train_kwargs: Any,
+) -> dict:
+    """Smallest hidden width whose MLPs on ``[vec X ; 1_y]`` reach ``target`` x the uniform loss."""
+
+    def evaluate(width: int) -> tuple[int, int]:
+        result = train_selection(
+            SelectionFCNConfig(
+                d=d, T=T, q=q, width=width, replicas=seeds, seed=seed, **train_kwargs
+            )
+        )
+        return _select_success(result.loss, T, q, d, target)
+
+    star, probes = smallest_passing(evaluate, FCN_TARGET, 1, width_limit)
+    params = None if star is None else count(T * d + T, star, d)
+    return _point("T", T, "width_star", star, params, probes)
+
+
+def select_frontier(Ts: list[int], d: int, q: int, seeds: int, seed: int = 0) -> dict[str, Any]:
+    """``{"transformer": [...], "fcn": [...], "fit": {...}}`` over the sequence lengths ``Ts``."""
+    transformer = [transformer_select(T, d, q, seeds, seed) for T in Ts]
+    fcn = [fcn_select(T, d, q, seeds, seed) for T in Ts]
+    return {
+        "transformer": transformer,
+        "fcn": fcn,
+        "fit": {"transformer": growth(transformer, "T"), "fcn": growth(fcn, "T")},
+    }
