@@ -1,0 +1,123 @@
+"""Threshold search and the measured separation (SPEC A7.2, A7.6, Part C)."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from contextlib import redirect_stderr, redirect_stdout
+
+import pytest
+
+from attnsep import frontier
+from attnsep.cli import main
+from attnsep.models.mlp import count
+from attnsep.search import Probe, loglog_slope, smallest_passing, wilson_interval
+
+
+def test_wilson_interval_contains_the_rate_and_shrinks():
+    low, high = wilson_interval(8, 10)
+    assert low < 0.8 < high
+    low2, high2 = wilson_interval(80, 100)
+    assert high2 - low2 < high - low
+    assert wilson_interval(0, 5)[0] == 0.0 and wilson_interval(5, 5)[1] == pytest.approx(1.0)
+
+
+def test_smallest_passing_finds_a_monotone_threshold_with_few_probes():
+    calls = []
+
+    def evaluate(size: int) -> tuple[int, int]:
+        calls.append(size)
+        return (10 if size >= 37 else 0), 10
+
+    star, probes = smallest_passing(evaluate, 0.9, 1, 1000)
+    assert star == 37
+    assert len(calls) == len(set(calls)) <= 2 * math.ceil(math.log2(37)) + 2
+    assert [p.size for p in probes] == sorted(calls)
+
+
+def test_smallest_passing_reports_none_at_the_limit():
+    star, probes = smallest_passing(lambda size: (0, 4), 0.5, 3, 20)
+    assert star is None and probes[-1].size == 20
+
+
+def test_loglog_slope_of_a_power_law():
+    xs = [2.0, 4.0, 8.0, 16.0]
+    assert loglog_slope(xs, [3 * x**1.5 for x in xs]) == pytest.approx(1.5)
+
+
+def test_growth_ignores_sizes_without_a_threshold():
+    points = [{"d": 16, "params": 10}, {"d": 32, "params": 20}, {"d": 64, "params": None}]
+    fit = frontier.growth(points)
+    assert fit["loglog_slope"] == pytest.approx(1.0)
+    assert frontier.growth(points[:1]) == {"loglog_slope": None, "log_power": None}
+
+
+def test_transformer_threshold_is_bracketed_by_its_probes():
+    point = frontier.transformer_xor(64, seeds=8, seed=0)
+    star = point["m_star"]
+    assert star is not None and point["params"] == 2 * star
+    rates = {p["size"]: p["rate"] for p in point["probes"]}
+    assert rates[star] >= frontier.TRANSFORMER_TARGET
+    if star > 2:  # bisection leaves the size below the threshold probed and failing
+        assert rates[star - 1] < frontier.TRANSFORMER_TARGET
+    assert point["success_low"] <= point["success_rate"] <= point["success_high"]
+
+
+def test_fcn_threshold_counts_parameters_and_needs_more_than_one_unit():
+    point = frontier.fcn_xor(16, seeds=4, seed=0)
+    assert point["width_star"] is not None and point["width_star"] >= 2  # one ReLU cannot fit XOR
+    assert point["params"] == count(16, point["width_star"]) == point["width_star"] * 18 + 1
+
+
+def test_select_thresholds_at_tiny_sizes():
+    fcn = frontier.fcn_select(4, d=1, q=1, seeds=2, width_limit=64, steps=1000)
+    transformer = frontier.transformer_select(4, d=1, q=1, seeds=2, m_limit=64, steps=300)
+    for point, knob in ((fcn, "width_star"), (transformer, "m_star")):
+        assert point[knob] is not None
+        assert point["success_rate"] >= frontier.FCN_TARGET
+    assert transformer["params"] == transformer["m_star"] ** 2
+    assert fcn["params"] == count(4 * 1 + 4, fcn["width_star"], 1)
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            main(list(args))
+            code = 0
+        except SystemExit as exit_:
+            code = exit_.code
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_frontier_xor_json_contract():
+    code, out, err = run_cli("frontier", "xor", "--d", "16,32", "--seeds", "4", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert [p["d"] for p in report["transformer"]] == [16, 32]
+    for p in report["transformer"]:
+        assert {"d", "m_star", "params", "success_rate"} <= set(p)
+    for p in report["fcn"]:
+        assert {"d", "width_star", "params", "success_rate"} <= set(p)
+    assert set(report["fit"]) >= {"transformer", "fcn"}
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["xor", "--d", "32,16"], "increasing"),
+        (["xor", "--d", "16,x"], "comma-separated integers"),
+        (["xor", "--seeds", "0"], "seeds must be an integer >= 1"),
+        (["select", "--T", "4,8", "--q", "5"], "q must be <= every T"),
+    ],
+)
+def test_frontier_bad_input(args, needle):
+    code, out, err = run_cli("frontier", *args)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and needle in err
+
+
+def test_probe_record_has_its_interval():
+    record = Probe(8, 6, 8).as_record()
+    assert record["rate"] == 0.75 and record["low"] < 0.75 < record["high"]
