@@ -27,7 +27,7 @@ class Config(ExperimentConfig):
     m: int = Field(default=32, ge=1)
     seeds: int = Field(default=16, ge=1)
     maps: list[str] = Field(default=["softmax", "linear", "erf"], min_length=1)
-    eta_exponents: list[float] = Field(default=[float(k) for k in range(0, 13)], min_length=1)
+    eta_exponents: list[float] = Field(default=[k / 2 for k in range(0, 25)], min_length=1)
     gd_steps: int = Field(default=100, ge=1)
     success_tol: float = Field(default=0.1, gt=0)
 
@@ -147,7 +147,7 @@ EXPERIMENT = register(
         verdict=verdict,
         split=split,
         presets={
-            "quick": {"d": 256, "m": 32, "seeds": 16, "gd_steps": 40},
+            "quick": {"d": 256, "m": 32, "seeds": 32, "gd_steps": 40},
             "full": {"d": 2048, "m": 64, "seeds": 64, "gd_steps": 1000},
         },
     )
