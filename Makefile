@@ -12,8 +12,8 @@ install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet "$(TORCH)"
-	$(PY) -m pip install --quiet -e ".[dev,ray]"
+	$(PY) -m pip install -qq "$(TORCH)"
+	$(PY) -m pip install -qq -e ".[dev,ray]"
 	touch $(STAMP)
 
 reproduce: install

@@ -12,15 +12,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import torch
-
 from .exact.selection import uniform_attention_loss
 from .metrics.selection import evaluate_lengths
 from .models.mlp import count
 from .one_step import OneStepConfig, run_one_step
 from .search import loglog_slope, smallest_passing, wilson_interval
 from .train.fcn import SelectionFCNConfig, XorFCNConfig, train_selection, train_xor
-from .train.selection import SelectionTrainConfig, train
+from .train.selection import POSITION_LR_PER_DIM, SelectionTrainConfig, train
 
 TRANSFORMER_TARGET = 0.75
 """One-step success saturates near 0.8 at small d: in about one replica in five the heads
@@ -138,24 +136,22 @@ def transformer_select(
     of the replicas."""
 
     def evaluate(m: int) -> tuple[int, int]:
-        losses = []
-        for s in range(seed, seed + seeds):
-            config = SelectionTrainConfig(
-                d=d,
-                T=T,
-                q=q,
-                pe_dim=m,
-                trainable="position",
-                objective="population",
-                steps=steps,
-                batch=128,
-                lr=6 / 128 * m,
-                seed=s,
-            )
-            result = train(config)
-            (row,) = evaluate_lengths(result.W, config.task, result.encodings, [T], s)
-            losses.append(float(row.exact[0]))
-        return _select_success(torch.tensor(losses), T, q, d, target)
+        config = SelectionTrainConfig(
+            d=d,
+            T=T,
+            q=q,
+            pe_dim=m,
+            trainable="position",
+            objective="population",
+            steps=steps,
+            batch=128,
+            lr=POSITION_LR_PER_DIM * m,
+            replicas=seeds,
+            seed=seed,
+        )
+        result = train(config)
+        (row,) = evaluate_lengths(result.W, config.task, result.encodings, [T], seed)
+        return _select_success(row.exact, T, q, d, target)
 
     star, probes = smallest_passing(evaluate, FCN_TARGET, 2, m_limit)
     return _point("T", T, "m_star", star, None if star is None else star * star, probes)

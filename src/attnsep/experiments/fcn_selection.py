@@ -13,7 +13,7 @@ from pydantic import Field
 
 from ..exact.selection import fcn_loss_floor, uniform_attention_loss
 from ..train.fcn import SelectionFCNConfig, train_selection
-from ..train.selection import SelectionTrainConfig
+from ..train.selection import POSITION_LR_PER_DIM, SelectionTrainConfig
 from . import plotting
 from .base import Experiment, ExperimentConfig, Record, register
 from .select_common import train_and_evaluate
@@ -71,7 +71,7 @@ def run(config: Config) -> list[Record]:
             pe="stochastic",
             pe_dim=config.pe_dim,
             steps=config.selector_steps,
-            lr=3.0 * config.pe_dim / 128 * 2,
+            lr=POSITION_LR_PER_DIM * config.pe_dim,
             seed=config.seed,
         )
         out = train_and_evaluate(train_config, [config.T], eval_size=1024)

@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import Field
 
 from ..search import loglog_slope
-from ..train.selection import SelectionTrainConfig
+from ..train.selection import POSITION_LR_PER_DIM, SelectionTrainConfig
 from . import plotting
 from .base import Experiment, ExperimentConfig, Record, register
 from .select_common import train_and_evaluate
@@ -27,9 +27,7 @@ class Config(ExperimentConfig):
     pe_dims: list[int] = Field(default=[8, 16, 32, 64, 128], min_length=1)
     steps: int = Field(default=300, ge=1)
     batch: int = Field(default=128, ge=1)
-    lr_per_dim: float = Field(
-        default=6 / 128, gt=0
-    )  # lr = lr_per_dim * m_p: W's scale grows ~ lr / m_p
+    lr_per_dim: float = Field(default=POSITION_LR_PER_DIM, gt=0)  # lr = lr_per_dim * m_p
     target: float = Field(default=0.2, gt=0, lt=1)  # needed width: loss <= target x uniform loss
 
 

@@ -1,0 +1,121 @@
+"""Target 1: the exact one step at huge ``d`` (SPEC A5 with streamed embeddings).
+
+* Memory: ``attnsep xor one-step --d 10000000 --m 32 --seeds 1`` in a child process; its peak
+  RSS (``ru_maxrss`` of that child) must stay under 2 GiB, while ``V`` alone would take
+  ``d * m * 8`` bytes = 2.38 GiB.
+* Time at ``d = 10^6``: ``run_one_step(OneStepConfig(d=10**6, m=32, seeds=1))`` in process vs
+  the *floor*, plain torch doing the least the step must do: draw the ``d x m`` Gaussian
+  matrix in float64 (``torch.randn``), normalize its rows, and one product ``V theta^T`` for
+  the two heads. Target: at most 3x the floor.
+"""
+
+from __future__ import annotations
+
+import json
+
+import torch
+from common import (
+    GIB,
+    THREADS,
+    VENV_BIN,
+    clock,
+    fmt_bytes,
+    fmt_time,
+    med,
+    median_ratio,
+    profile_top,
+    row,
+    run_child,
+    seconds,
+)
+
+HUGE_D = 10_000_000
+TIME_D = 1_000_000
+M = 32
+
+
+def floor_step(
+    d: int = TIME_D, m: int = M, seed: int = 0, draw: torch.dtype = torch.float64
+) -> torch.Tensor:
+    """Plain torch: Gaussian ``d x m`` (float64), unit rows, one ``V theta^T`` product.
+
+    ``draw=torch.float32``: the normals drawn in float32 and widened (the library's own trick).
+    """
+    gen = torch.Generator().manual_seed(seed)
+    V = torch.randn(d, m, generator=gen, dtype=draw).to(torch.float64)
+    V /= torch.linalg.vector_norm(V, dim=1, keepdim=True)
+    theta = torch.randn(2, m, generator=gen, dtype=torch.float64)
+    return V @ theta.T
+
+
+def memory_row() -> dict:
+    args = [str(VENV_BIN / "attnsep"), "xor", "one-step", "--d", str(HUGE_D), "--m", str(M)]
+    args += ["--seeds", "1", "--json"]
+    code, wall, peak, out = run_child(args, timeout=600)
+    whole = HUGE_D * M * 8
+    if code != 0:
+        return row(
+            "1a one step, d=1e7: peak RSS",
+            f"exit {code}",
+            fmt_bytes(whole),
+            None,
+            "< 2 GiB",
+            False,
+            out.strip().splitlines()[-1] if out.strip() else "",
+        )
+    summary = json.loads(out)
+    note = (
+        f"child `attnsep xor one-step --d 1e7 --m 32 --seeds 1` ran {wall:.1f} s, "
+        f"success_rate={summary['success_rate']}; baseline = V held whole (d*m*8 B); "
+        "ratio = peak / V size"
+    )
+    return row(
+        "1a one step, d=1e7: peak RSS",
+        fmt_bytes(peak),
+        f"V whole {fmt_bytes(whole)}",
+        peak / whole,
+        "< 2 GiB",
+        peak < 2 * GIB,
+        note,
+    )
+
+
+def time_row(rounds: int = 5) -> dict:
+    from attnsep.one_step import OneStepConfig, run_one_step
+
+    config = OneStepConfig(d=TIME_D, m=M, seeds=1, device="cpu")
+    run_one_step(config)  # warm-up
+    floor_step(draw=torch.float32)
+    ours, base, floor32 = [], [], []
+    for _ in range(rounds):  # interleaved: ours, float64 floor, float32-drawn floor, ...
+        ours.append(clock(lambda: run_one_step(config)))
+        base.append(clock(floor_step))
+        floor32.append(clock(lambda: floor_step(draw=torch.float32)))
+    ratio = median_ratio(ours, base)
+    met = ratio <= 3.0
+    note = (
+        f"in process, torch threads={THREADS}, warm-up once, {rounds} "
+        "interleaved rounds; floor = torch.randn(d, m, float64) + row normalize + V @ theta.T; "
+        f"the same floor drawing float32 normals widened to float64 takes "
+        f"{fmt_time(med(floor32))}: ours / that = {med(ours) / med(floor32):.2f}x"
+    )
+    profile = None if met else profile_top(lambda: run_one_step(config))
+    return row(
+        "1b one step d=1e6 vs floor",
+        seconds(ours),
+        seconds(base),
+        ratio,
+        "<= 3x",
+        met,
+        note,
+        profile,
+    )
+
+
+def run() -> list[dict]:
+    return [memory_row(), time_row()]
+
+
+if __name__ == "__main__":
+    for r in run():
+        print(r)

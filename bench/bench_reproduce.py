@@ -1,0 +1,62 @@
+"""Target 7: the whole quick reproduction, wall time and where it goes (no target ratio).
+
+``attnsep reproduce --quick --store <tmp>/s.sqlite --out <tmp>/report --quiet`` in a child
+process, from an empty store; then the store's per-job ``seconds``, summed by experiment
+(``attnsep.engine.store.Store(path).rows()``), name the five most expensive experiments.
+The summed job seconds exceed the wall time when the process executor runs jobs in parallel.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from common import VENV_BIN, fmt_bytes, row, run_child
+
+from attnsep.engine.store import Store
+
+
+def run() -> list[dict]:
+    with tempfile.TemporaryDirectory(prefix="attnsep-bench-") as tmp:
+        store_path = Path(tmp) / "s.sqlite"
+        args = [str(VENV_BIN / "attnsep"), "reproduce", "--quick", "--store", str(store_path)]
+        args += ["--out", str(Path(tmp) / "report"), "--quiet"]
+        code, wall, peak, out = run_child(args, timeout=1800)
+        seconds: Counter[str] = Counter()
+        jobs: defaultdict[str, int] = defaultdict(int)
+        failed = 0
+        if store_path.exists():
+            store = Store(store_path)
+            for r in store.rows():
+                seconds[r["experiment"]] += r["seconds"]
+                jobs[r["experiment"]] += 1
+                failed += r["status"] != "done"
+            store.close()
+    total_jobs = sum(seconds.values())
+    top = ", ".join(
+        f"{name} {secs:.1f} s ({jobs[name]} jobs)" for name, secs in seconds.most_common(5)
+    )
+    note = (
+        f"exit {code}; {sum(jobs.values())} jobs ({failed} failed), summed job time "
+        f"{total_jobs:.1f} s; top 5 by job seconds: {top}; largest process peak RSS "
+        f"{fmt_bytes(peak)}"
+    )
+    if code != 0:
+        note += "; " + (out.strip().splitlines()[-1] if out.strip() else "")
+    return [
+        row(
+            "7 quick reproduction: wall time",
+            f"{wall:.1f} s",
+            f"jobs {total_jobs:.1f} s",
+            None,
+            "report",
+            None,
+            note,
+        )
+    ]
+
+
+if __name__ == "__main__":
+    for r in run():
+        print(r)
