@@ -217,3 +217,59 @@ def test_two_sweeps_on_one_store_at_once(tmp_path):
     for stdout, _ in outs:
         summary = json.loads(stdout)
         assert summary["computed"] + summary["cached"] == summary["jobs"] == 4
+
+
+def worker_pids(parent: int) -> list[int]:
+    """Child processes of ``parent`` (the pool's workers), from /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == parent:
+                found.append(int(entry))
+    return found
+
+
+def test_a_dying_pool_worker_stops_the_sweep_cleanly_and_the_rerun_resumes(tmp_path):
+    path = tmp_path / "store.sqlite"
+    args = [
+        "sweep",
+        "one-step",
+        *(a for s in SLOW_SET for a in ("--set", s)),
+        "--executor",
+        "process",
+        "--store",
+        str(path),
+        "--json",
+    ]
+    proc = spawn(args, tmp_path)
+    deadline = time.monotonic() + 120
+    while peek_done(path) < 1 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    # the spawn context also starts a resource tracker: kill only processes running jobs
+    workers = [
+        p
+        for p in worker_pids(proc.pid)
+        if "resource_tracker" not in open(f"/proc/{p}/cmdline").read()
+    ]
+    assert workers, "the pool has workers while the sweep runs"
+    os.kill(workers[0], signal.SIGKILL)  # as the out-of-memory killer would
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 1, stderr
+    assert stdout == ""
+    lines = stderr.strip().splitlines()
+    assert lines[-1].startswith("error: a worker process died") and "rerun" in lines[-1]
+    stored = peek_done(path)
+    assert 1 <= stored < len(SLOW_JOBS)
+
+    rerun = attnsep(*args)
+    assert rerun.returncode == 0, rerun.stderr
+    assert rerun.json()["cached"] == stored
+    store = Store(path)
+    final = store.rows()
+    store.close()
+    assert records_by_hash(final) == reference(tmp_path)

@@ -6,6 +6,7 @@ import sys
 
 import typer
 
+from ..engine.executors import WorkerDied
 from . import engine, fcn, frontier, select, xor
 
 app = typer.Typer(
@@ -39,6 +40,9 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as err:
         sys.stderr.write(f"error: {err}\n")
         sys.exit(2)
+    except WorkerDied as err:
+        sys.stderr.write(f"error: {err}\n")
+        sys.exit(1)
     except (typer.Abort, KeyboardInterrupt):
         sys.stderr.write("error: interrupted\n")
         sys.exit(130)

@@ -13,6 +13,7 @@ import time
 import traceback
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Any
 
@@ -21,6 +22,16 @@ from ..validate import int_at_least, one_of
 from .jobs import Job, environment
 
 EXECUTORS = ("inline", "process", "ray")
+
+
+class WorkerDied(RuntimeError):
+    """A worker process died (killed, out of memory) with jobs unfinished; stored jobs are kept."""
+
+    def __init__(self, unfinished: int) -> None:
+        super().__init__(
+            f"a worker process died (killed or out of memory) with {unfinished} jobs unfinished; "
+            "every finished job is stored: rerun the same command to resume"
+        )
 THREADS_PER_JOB = 1
 
 
@@ -77,7 +88,11 @@ def run_process(
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
-                yield pending.pop(future), future.result()
+                try:
+                    row = future.result()
+                except BrokenProcessPool:
+                    raise WorkerDied(len(pending)) from None
+                yield pending.pop(future), row
 
 
 def run_ray(jobs: list[Job], address: str | None = None) -> Iterator[tuple[Job, dict[str, Any]]]:
