@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import io
-import json
 import os
 import sqlite3
 import subprocess
 import sys
-from contextlib import redirect_stderr, redirect_stdout
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from attnsep.cli import main
+from cli_support import Outcome, attnsep  # noqa: F401  (re-exported for the engine tests)
 
 CLI = "import sys; from attnsep.cli import main; main(sys.argv[1:])"
 
@@ -23,28 +19,6 @@ TINY = {"d_values": [16, 32], "m_values": [4], "seeds": 4}
 # Twelve one-step jobs of roughly 0.2-0.5 s each: long enough to kill a sweep between two of them.
 SLOW_SET = ["seeds=24", "d_values=[2048,4096,8192]", "m_values=[32,40,48,56]"]
 SLOW_FIXED = {"seeds": 24, "d_values": [2048, 4096, 8192], "m_values": [32, 40, 48, 56]}
-
-
-@dataclass
-class Outcome:
-    returncode: int
-    stdout: str
-    stderr: str
-
-    def json(self) -> dict[str, Any]:
-        return json.loads(self.stdout)
-
-
-def attnsep(*args: str) -> Outcome:
-    """Run the ``attnsep`` command in this process, as the console script does."""
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            main(list(args))
-            code = 0
-        except SystemExit as exit_:
-            code = exit_.code
-    return Outcome(code, out.getvalue(), err.getvalue())
 
 
 def spawn(args: list[str], cwd: Path, **kwargs: Any) -> subprocess.Popen:

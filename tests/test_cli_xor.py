@@ -2,42 +2,20 @@
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys
-from contextlib import redirect_stderr, redirect_stdout
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
 import torch
 
-from attnsep.cli import main
 from attnsep.exact.parity import population_loss
 from attnsep.metrics.parity import certified_error, specialized
 from attnsep.models.query_heads import QueryHeads
+from cli_support import attnsep
 
 BASE = ["xor", "one-step", "--d", "120", "--m", "16", "--seeds", "6", "--seed", "3"]
-
-
-@dataclass
-class Outcome:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-def attnsep(*args: str) -> Outcome:
-    """Run the command in-process, as the console script does."""
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            main(list(args))
-            code = 0
-        except SystemExit as exit_:
-            code = exit_.code
-    return Outcome(code, out.getvalue(), err.getvalue())
 
 
 def test_console_script_prints_no_traceback():

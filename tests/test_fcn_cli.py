@@ -2,25 +2,11 @@
 
 from __future__ import annotations
 
-import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
-from attnsep.cli import main
-
-
-def attnsep(*args: str) -> tuple[int, str, str]:
-    """Run the command in-process, as the console script does: ``(exit code, stdout, stderr)``."""
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            main(list(args))
-            code = 0
-        except SystemExit as exit_:
-            code = exit_.code
-    return code, out.getvalue(), err.getvalue()
+from cli_support import attnsep
 
 
 def test_xor_json_contract() -> None:

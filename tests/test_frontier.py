@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import io
 import json
 import math
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
 from attnsep import frontier
-from attnsep.cli import main
 from attnsep.models.mlp import count
 from attnsep.search import Probe, loglog_slope, smallest_passing, wilson_interval
+from cli_support import attnsep
 
 
 def test_wilson_interval_contains_the_rate_and_shrinks():
@@ -80,19 +78,8 @@ def test_select_thresholds_at_tiny_sizes():
     assert fcn["params"] == count(4 * 1 + 4, fcn["width_star"], 1)
 
 
-def run_cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            main(list(args))
-            code = 0
-        except SystemExit as exit_:
-            code = exit_.code
-    return code, out.getvalue(), err.getvalue()
-
-
 def test_frontier_xor_json_contract():
-    code, out, err = run_cli("frontier", "xor", "--d", "16,32", "--seeds", "4", "--json")
+    code, out, err = attnsep("frontier", "xor", "--d", "16,32", "--seeds", "4", "--json")
     assert code == 0, err
     report = json.loads(out)
     assert [p["d"] for p in report["transformer"]] == [16, 32]
@@ -113,7 +100,7 @@ def test_frontier_xor_json_contract():
     ],
 )
 def test_frontier_bad_input(args, needle):
-    code, out, err = run_cli("frontier", *args)
+    code, out, err = attnsep("frontier", *args)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and needle in err
 

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from attnsep.cli import main
 from attnsep.positional import StochasticPE
 from attnsep.tasks.selection import TokenSelection
+from cli_support import attnsep
 
 SMALL = [
     "select",
@@ -34,18 +32,6 @@ SMALL = [
     "--eval-size",
     "32",
 ]
-
-
-def attnsep(*args: str) -> tuple[int, str, str]:
-    """Run the command in-process, as the console script does: (exit code, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            main(list(args))
-            code = 0
-        except SystemExit as exit_:
-            code = int(exit_.code or 0)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_bound_is_exactly_17_over_1140() -> None:
