@@ -73,7 +73,7 @@ def test_a_nan_loss_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
         return f * float("nan"), s
 
     monkeypatch.setattr(module, "forward", broken)
-    with pytest.raises(RuntimeError, match="training diverged at step 0"):
+    with pytest.raises(ValueError, match="training diverged at step 0"):
         train(SelectionTrainConfig(**SMALL, steps=5))
 
 

@@ -21,6 +21,22 @@ CHUNK_ELEMENTS = 1 << 22
 """Default chunk: as many whole row blocks as keep ``E x rows x m`` near this many numbers."""
 
 
+def _aligned(x: torch.Tensor) -> torch.Tensor:
+    """``x``, copied to a fresh (64-byte aligned) allocation when its data is not aligned."""
+    return x if x.data_ptr() % 64 == 0 else x.clone()
+
+
+def per_replica_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """``a[e] @ b[e]`` for every replica, one aligned product each.
+
+    BLAS kernels may round differently for a batch of another size or for operands at another
+    memory alignment; one product per replica on 64-byte aligned operands keeps every
+    replica's result independent of the batch it runs in (bitwise, on the CPU). The copies
+    happen only for slabs whose size is not a multiple of 64 bytes (e.g. odd ``m``).
+    """
+    return torch.stack([_aligned(x) @ _aligned(y) for x, y in zip(a, b, strict=True)])
+
+
 @dataclass(frozen=True)
 class StreamedEmbeddings:
     """Replicas ``first_replica .. first_replica + replicas - 1`` of ``d x m`` sphere rows."""
@@ -67,7 +83,7 @@ class StreamedEmbeddings:
         """``theta V^T``: ``E x H x d``."""
         out = torch.empty(*theta.shape[:2], self.d, dtype=theta.dtype, device=theta.device)
         for start, stop, V in self.chunks():
-            out[:, :, start:stop] = torch.bmm(theta, V.transpose(1, 2))
+            out[:, :, start:stop] = per_replica_matmul(theta, V.transpose(1, 2))
         return out
 
     def backproject(self, grad_scores: torch.Tensor) -> torch.Tensor:
@@ -76,7 +92,7 @@ class StreamedEmbeddings:
             *grad_scores.shape[:2], self.m, dtype=grad_scores.dtype, device=grad_scores.device
         )
         for start, stop, V in self.chunks():
-            out += torch.bmm(grad_scores[:, :, start:stop], V)
+            out += per_replica_matmul(grad_scores[:, :, start:stop], V)
         return out
 
     def materialize(self) -> torch.Tensor:

@@ -13,25 +13,39 @@ import numpy as np
 from .validate import require
 
 
-def writable_target(path: str | os.PathLike[str], suffix: str) -> Path:
-    """Check that ``path`` ends in ``suffix`` and its folder exists (or can be made), writable."""
-    target = Path(path)
-    require(target.name.endswith(suffix), f"output file must end in {suffix}, got {str(path)!r}")
+def writable_folder(path: str | os.PathLike[str]) -> Path:
+    """Check that ``path`` is (or can become) a writable folder, creating nothing.
+
+    The nearest existing ancestor must be a writable folder; the folder itself is made when
+    something is written into it.
+    """
+    folder = Path(path)
+    require(not folder.exists() or folder.is_dir(), f"{str(folder)!r} exists and is not a folder")
+    existing = folder
+    while not existing.exists():
+        existing = existing.parent
+    require(existing.is_dir(), f"cannot create folder {str(folder)!r}: {str(existing)!r} is a file")
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise ValueError(f"cannot create folder {str(target.parent)!r}: {err.strerror}") from None
-    try:
-        with tempfile.TemporaryFile(dir=target.parent):
+        with tempfile.TemporaryFile(dir=existing):
             pass
     except OSError:
-        raise ValueError(f"folder {str(target.parent)!r} is not writable") from None
+        where = "" if existing == folder else f"cannot create folder {str(folder)!r}: "
+        raise ValueError(f"{where}folder {str(existing)!r} is not writable") from None
+    return folder
+
+
+def writable_target(path: str | os.PathLike[str], suffix: str) -> Path:
+    """Check that ``path`` ends in ``suffix`` and that its folder is (or can become) writable."""
+    target = Path(path)
+    require(target.name.endswith(suffix), f"output file must end in {suffix}, got {str(path)!r}")
+    writable_folder(target.parent)
     return target
 
 
 def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], None]) -> Path:
     """Call ``write(handle)`` on a temporary file beside ``path``, then rename it to ``path``."""
     target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

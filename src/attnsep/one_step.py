@@ -68,7 +68,7 @@ class OneStepConfig:
         if self.samples is not None:
             int_at_least("samples", self.samples, 1)
         if self.support is not None:
-            distinct_indices("support", list(self.support), self.d, self.k)
+            distinct_indices("support", self.support, self.d, self.k)
         one_of("init", self.init, INITS)
         positive_finite("success tolerance", self.success_tol)
         resolve_dtype(self.dtype)
@@ -171,8 +171,8 @@ def _run_batch(
         require(
             bool(np.isfinite(arrays[key]).all()),
             f"{key} is not finite (d={config.d}, eta={config.step_size():g}, "
-            f"dtype={config.dtype}); "
-            "use float64 or a smaller eta",
+            f"dtype={config.dtype}); use a smaller eta"
+            + (" or float64" if config.dtype != "float64" else ""),
         )
     return arrays
 

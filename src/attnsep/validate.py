@@ -51,8 +51,10 @@ def one_of(name: str, value: object, allowed: Sequence[str]) -> str:
 
 def distinct_indices(name: str, values: Sequence[int], size: int, count: int) -> list[int]:
     """``count`` distinct integers in ``[0, size)``."""
-    items = list(values)
-    ok = len(items) == count and all(isinstance(v, int) and 0 <= v < size for v in items)
+    items = list(values) if isinstance(values, list | tuple) else [values]
+    ok = len(items) == count and all(
+        isinstance(v, int) and not isinstance(v, bool) and 0 <= v < size for v in items
+    )
     ok = ok and len(set(items)) == count
     require(ok, f"{name} must be {count} distinct integers in [0, {size}), got {items!r}")
     return items

@@ -22,6 +22,7 @@ from ..engine.jobs import expand_grid, jobs_for, load_config_file, parse_assignm
 from ..engine.store import DEFAULT_PATH, Store
 from ..engine.sweep import run_sweep
 from ..experiments import base, load_all
+from ..io import atomic_write, writable_folder, writable_target
 from ..report.claims import build_claims, planned_jobs
 from ..report.html import write_report
 from ..validate import one_of, require
@@ -91,6 +92,7 @@ def reproduce(
     preset = "full" if full else "quick"
     names = experiment_names(only)
     one_of("executor", executor, EXECUTORS)
+    writable_folder(out)
     store = Store(store_path)
     started = time.time()
     jobs = [job for group in planned_jobs(names, preset).values() for job in group]
@@ -249,10 +251,9 @@ def runs_export(
     """All records as a table (one row per record, config columns prefixed ``config.``)."""
     one_of("format", fmt, ["csv", "parquet"])
     require(store_path.exists(), f"store {str(store_path)!r} does not exist")
-    from ..io import atomic_write, writable_target
-
+    store = Store(store_path)
     target = writable_target(output or Path("results") / f"runs.{fmt}", f".{fmt}")
-    frame = Store(store_path).frame(experiment)
+    frame = store.frame(experiment)
     if fmt == "csv":
         atomic_write(target, lambda handle: frame.to_csv(handle, index=False))
     else:
@@ -273,6 +274,7 @@ def report(
         store_path.exists(),
         f"store {str(store_path)!r} does not exist; run `attnsep reproduce` first",
     )
+    writable_folder(out)
     store = Store(store_path)
     last = store.recall("last_reproduction") or {"preset": "quick", "names": experiment_names(None)}
     claims = build_claims(store, last["names"], last["preset"], out)

@@ -18,7 +18,7 @@ app = typer.Typer(
 
 def parse_sizes(name: str, text: str, low: int) -> list[int]:
     """``16,32,64`` as increasing integers ``>= low``."""
-    parts = [p.strip() for p in text.split(",") if p.strip()]
+    parts = [p.strip() for p in text.split(",")]
     ok = bool(parts) and all(p.isdigit() and int(p) >= low for p in parts)
     require(ok, f"{name} must be comma-separated integers >= {low}, got {text!r}")
     sizes = [int(p) for p in parts]

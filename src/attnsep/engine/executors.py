@@ -32,6 +32,8 @@ class WorkerDied(RuntimeError):
             f"a worker process died (killed or out of memory) with {unfinished} jobs unfinished; "
             "every finished job is stored: rerun the same command to resume"
         )
+
+
 THREADS_PER_JOB = 1
 
 

@@ -101,14 +101,19 @@ class Store:
 
     def put(self, row: dict[str, Any]) -> bool:
         """Store a finished job (a ``done`` row already there is kept); True if it was written."""
-        encoded = {
-            **row,
-            "config": json.dumps(row["config"], sort_keys=True),
-            "versions": json.dumps(row["versions"], sort_keys=True),
-            "records": None
-            if row.get("records") is None
-            else json.dumps(row["records"], allow_nan=False),
-        }
+        try:
+            encoded = {
+                **row,
+                "config": json.dumps(row["config"], sort_keys=True, allow_nan=False),
+                "versions": json.dumps(row["versions"], sort_keys=True),
+                "records": None
+                if row.get("records") is None
+                else json.dumps(row["records"], allow_nan=False),
+            }
+        except ValueError:
+            raise ValueError(
+                f"job {row['config_hash']}: its config or records hold NaN or infinity; not stored"
+            ) from None
         columns = (
             "experiment",
             "config_hash",

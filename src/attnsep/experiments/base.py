@@ -11,19 +11,40 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 Record = dict[str, Any]
 
 
+InputLength = Annotated[int, Field(ge=2)]
+"""Item types for list fields, so that every grid point is checked."""
+Positive = Annotated[int, Field(ge=1)]
+Seed = Annotated[int, Field(ge=0)]
+Exponent = Annotated[float, Field(ge=-300, le=300)]
+Device = Literal["auto", "cpu", "cuda"]
+
+
 class ExperimentConfig(BaseModel):
-    """Base of every experiment config: unknown keys and wrong types are errors."""
+    """Base of every experiment config: unknown keys, wrong types, NaN and infinity are errors."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    seed: int = 0
+    seed: Seed = 0
+
+
+class SubsetConfig(ExperimentConfig):
+    """Token-selection configs: the subset size ``q`` may not exceed the length ``T``."""
+
+    @model_validator(mode="after")
+    def _q_fits(self):  # noqa: ANN202
+        T = getattr(self, "T", None)
+        lengths = [T] if T is not None else list(getattr(self, "T_values", []))
+        for length in lengths:
+            if self.q > length:
+                raise ValueError(f"q must be <= T, got q={self.q} and T={length}")
+        return self
 
 
 def parse_config(

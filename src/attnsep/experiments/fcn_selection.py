@@ -8,6 +8,7 @@ stochastic-PE selector, whose width ``d + m_p`` is far below ``Td``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 
@@ -15,20 +16,20 @@ from ..exact.selection import fcn_loss_floor, uniform_attention_loss
 from ..train.fcn import SelectionFCNConfig, train_selection
 from ..train.selection import POSITION_LR_PER_DIM, SelectionTrainConfig
 from . import plotting
-from .base import Experiment, ExperimentConfig, Record, register
+from .base import Experiment, Positive, Record, SubsetConfig, register
 from .select_common import train_and_evaluate
 
 
-class Config(ExperimentConfig):
+class Config(SubsetConfig):
     d: int = Field(default=4, ge=1)
     T: int = Field(default=8, ge=2)
     q: int = Field(default=2, ge=1)
-    widths: list[int] = Field(default=[4, 8, 16, 24, 31, 64])
+    widths: list[Positive] = Field(default=[4, 8, 16, 24, 31, 64])
     fcn_steps: int = Field(default=3000, ge=1)
     replicas: int = Field(default=2, ge=1)
     pe_dim: int = Field(default=16, ge=1)
     selector_steps: int = Field(default=1500, ge=1)
-    kinds: list[str] = Field(default=["fcn", "transformer"], min_length=1)
+    kinds: list[Literal["fcn", "transformer"]] = Field(default=["fcn", "transformer"], min_length=1)
 
 
 def split(config: Config) -> list[Config]:

@@ -16,15 +16,22 @@ from pydantic import Field
 from ..search import loglog_slope
 from ..train.selection import POSITION_LR_PER_DIM, SelectionTrainConfig
 from . import plotting
-from .base import Experiment, ExperimentConfig, Record, register
+from .base import (
+    Experiment,
+    InputLength,
+    Positive,
+    Record,
+    SubsetConfig,
+    register,
+)
 from .select_common import train_and_evaluate
 
 
-class Config(ExperimentConfig):
+class Config(SubsetConfig):
     d: int = Field(default=10, ge=1)
     q: int = Field(default=3, ge=1)
-    T_values: list[int] = Field(default=[10, 20, 40, 80], min_length=1)
-    pe_dims: list[int] = Field(default=[8, 16, 32, 64, 128], min_length=1)
+    T_values: list[InputLength] = Field(default=[10, 20, 40, 80], min_length=1)
+    pe_dims: list[Positive] = Field(default=[8, 16, 32, 64, 128], min_length=1)
     steps: int = Field(default=300, ge=1)
     batch: int = Field(default=128, ge=1)
     lr_per_dim: float = Field(default=POSITION_LR_PER_DIM, gt=0)  # lr = lr_per_dim * m_p

@@ -13,11 +13,11 @@ from pydantic import Field
 
 from .. import frontier
 from . import plotting
-from .base import Experiment, ExperimentConfig, Record, register
+from .base import Experiment, ExperimentConfig, InputLength, Record, register
 
 
 class Config(ExperimentConfig):
-    d_values: list[int] = Field(default=[16, 32, 64, 128], min_length=1)
+    d_values: list[InputLength] = Field(default=[16, 32, 64, 128], min_length=1)
     seeds: int = Field(default=8, ge=1)
     transformer_target: float = Field(default=frontier.TRANSFORMER_TARGET, gt=0, le=1)
     fcn_target: float = Field(default=frontier.FCN_TARGET, gt=0, le=1)

@@ -19,7 +19,7 @@ from ..models.query_heads import QueryHeads, initial_queries
 from ..tasks.parity import SparseParity
 from ..train.parity import gradient_descent, population_objective
 from . import plotting
-from .base import Experiment, ExperimentConfig, Record, register
+from .base import Experiment, ExperimentConfig, Exponent, Record, register
 
 
 class Config(ExperimentConfig):
@@ -27,7 +27,7 @@ class Config(ExperimentConfig):
     m: int = Field(default=32, ge=1)
     seeds: int = Field(default=16, ge=1)
     maps: list[str] = Field(default=["softmax", "linear", "erf"], min_length=1)
-    eta_exponents: list[float] = Field(default=[k / 2 for k in range(0, 25)], min_length=1)
+    eta_exponents: list[Exponent] = Field(default=[k / 2 for k in range(0, 25)], min_length=1)
     gd_steps: int = Field(default=100, ge=1)
     success_tol: float = Field(default=0.1, gt=0)
 

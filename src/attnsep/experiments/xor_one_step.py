@@ -10,17 +10,17 @@ from .. import attention
 from ..one_step import OneStepConfig, run_one_step
 from ..search import wilson_interval
 from . import plotting
-from .base import Experiment, ExperimentConfig, Record, register
+from .base import Device, Experiment, ExperimentConfig, InputLength, Positive, Record, register
 
 
 class Config(ExperimentConfig):
-    d_values: list[int] = Field(default=[64, 256, 1024, 4096], min_length=1)
-    m_values: list[int] = Field(default=[8, 16, 32, 64], min_length=1)
+    d_values: list[InputLength] = Field(default=[64, 256, 1024, 4096], min_length=1)
+    m_values: list[Positive] = Field(default=[8, 16, 32, 64], min_length=1)
     seeds: int = Field(default=32, ge=1)
     attention: str = "softmax"
     eta_scale: float = Field(default=16.0, gt=0)
     success_tol: float = Field(default=0.1, gt=0)
-    device: str = "cpu"
+    device: Device = "cpu"
 
     _check_attention = field_validator("attention")(lambda v: attention.get(v) and v)
 

@@ -9,13 +9,15 @@ from pydantic import Field
 from ..one_step import OneStepConfig, run_one_step
 from ..search import loglog_slope
 from . import plotting
-from .base import Experiment, ExperimentConfig, Record, register
+from .base import Experiment, ExperimentConfig, InputLength, Positive, Record, register
 from .xor_one_step import outcome_record
 
 
 class Config(ExperimentConfig):
-    d_values: list[int] = Field(default=[16, 32, 64], min_length=1)
-    n_values: list[int] = Field(default=[2**8, 2**10, 2**12, 2**14, 2**16])  # [] : population only
+    d_values: list[InputLength] = Field(default=[16, 32, 64], min_length=1)
+    n_values: list[Positive] = Field(
+        default=[2**8, 2**10, 2**12, 2**14, 2**16]
+    )  # [] : population only
     population: bool = True  # also run the exact population step, the reference rate
     m: int = Field(default=32, ge=1)
     seeds: int = Field(default=16, ge=1)

@@ -10,16 +10,16 @@ from pydantic import Field
 from ..one_step import OneStepConfig, run_one_step
 from ..search import loglog_slope, smallest_passing
 from . import plotting
-from .base import Experiment, ExperimentConfig, Record, register
+from .base import Device, Experiment, ExperimentConfig, InputLength, Record, register
 
 
 class Config(ExperimentConfig):
-    d_values: list[int] = Field(default=[2**6, 2**8, 2**10, 2**12, 2**14], min_length=1)
+    d_values: list[InputLength] = Field(default=[2**6, 2**8, 2**10, 2**12, 2**14], min_length=1)
     seeds: int = Field(default=32, ge=1)
     target: float = Field(default=0.75, gt=0, le=1)
     m_start: int = Field(default=2, ge=1)
     m_limit: int = Field(default=256, ge=1)
-    device: str = "cpu"
+    device: Device = "cpu"
 
 
 def split(config: Config) -> list[Config]:

@@ -78,7 +78,7 @@ def evaluate_length(
             exact, exact_stderr = mean_stderr(per_sequence_loss(W, P, data.y))
     for value in (loss, stderr, exact, exact_stderr):
         if value is not None and not bool(torch.isfinite(value).all()):
-            raise RuntimeError(f"evaluation at length {length} gave a NaN/inf loss")
+            raise ValueError(f"evaluation at length {length} gave a NaN/inf loss")
     return LengthEval(length, task.d, loss, stderr, exact, exact_stderr)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import torch
 
 from .. import attention
-from ..embeddings import StreamedEmbeddings
+from ..embeddings import StreamedEmbeddings, per_replica_matmul
 from ..positional import sphere_embeddings
 from ..rng import generator
 from ..validate import int_at_least, one_of, require
@@ -119,13 +119,13 @@ class QueryHeads:
         """``s = V theta`` for every head: ``E x H x d``."""
         if isinstance(self.V, StreamedEmbeddings):
             return self.V.scores(theta)
-        return torch.bmm(theta, self.V.transpose(1, 2))
+        return per_replica_matmul(theta, self.V.transpose(1, 2))
 
     def backproject(self, grad_scores: torch.Tensor) -> torch.Tensor:
         """The gradient in ``theta`` from a gradient on the scores: ``G V`` (``E x H x m``)."""
         if isinstance(self.V, StreamedEmbeddings):
             return self.V.backproject(grad_scores)
-        return torch.bmm(grad_scores, self.V)
+        return per_replica_matmul(grad_scores, self.V)
 
     def weights(self, theta: torch.Tensor) -> torch.Tensor:
         """Attention weights ``gamma = sigma(V theta)``: ``E x H x d``."""

@@ -40,7 +40,7 @@ from ..models.mlp import MLP
 from ..rng import generator
 from ..tasks.parity import SparseParity
 from ..tasks.selection import TokenSelection, sts, subset_mask
-from ..validate import int_at_least, one_of, positive_finite, probability, require
+from ..validate import int_at_least, one_of, positive_finite, probability
 
 OPTIMIZERS = ("adam", "sgd")
 XOR_LOSSES = ("mse", "hinge")
@@ -70,7 +70,8 @@ def _common_checks(cfg: XorFCNConfig | SelectionFCNConfig) -> None:
     int_at_least("batch", cfg.batch, 1)
     positive_finite("lr", cfg.lr)
     one_of("optimizer", cfg.optimizer, OPTIMIZERS)
-    require(cfg.samples is None or cfg.samples >= 1, f"samples must be >= 1, got {cfg.samples}")
+    if cfg.samples is not None:
+        int_at_least("samples", cfg.samples, 1)
     resolve_dtype(cfg.dtype)
     resolve_device(cfg.device)
 

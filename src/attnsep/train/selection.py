@@ -136,7 +136,7 @@ def train(config: SelectionTrainConfig) -> SelectionTrainResult:
     for step in range(config.steps):
         loss = _step_loss(config, W, pe, step)
         if not bool(torch.isfinite(loss).all()):
-            raise RuntimeError(f"training diverged at step {step} (loss {loss.tolist()}): lower lr")
+            raise ValueError(f"training diverged at step {step} (loss {loss.tolist()}): lower lr")
         (grad,) = torch.autograd.grad(loss.sum(), W)
         rate = config.lr * (1.0 - step / config.steps)
         with torch.no_grad():
@@ -144,5 +144,5 @@ def train(config: SelectionTrainConfig) -> SelectionTrainResult:
         losses[step] = loss.detach()
     W = W.detach()
     if not bool(torch.isfinite(W).all()) or not math.isfinite(float(losses.sum())):
-        raise RuntimeError("training produced non-finite weights: lower lr")
+        raise ValueError("training produced non-finite weights: lower lr")
     return SelectionTrainResult(config=config, W=W, encodings=pe, losses=losses)
