@@ -4,9 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from ..exact.selection import uniform_attention_loss
 from ..metrics.selection import cos_to_ground_truth, evaluate_lengths
 from ..train.selection import SelectionTrainConfig, train
+from .base import SubsetConfig
+
+
+class TrainingSetup(SubsetConfig):
+    """The task and the SGD run shared by the token-selection experiments (defaults: SPEC B3)."""
+
+    d: int = Field(default=10, ge=1)
+    T: int = Field(default=20, ge=2)
+    q: int = Field(default=3, ge=1)
+    pe_dim: int = Field(default=128, ge=1)
+    steps: int = Field(default=1500, ge=1)
+    lr: float = Field(default=3.0, gt=0)
 
 
 def train_and_evaluate(

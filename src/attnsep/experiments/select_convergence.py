@@ -9,17 +9,11 @@ from pydantic import Field
 from ..exact.selection import uniform_attention_loss
 from ..train.selection import SelectionTrainConfig
 from . import plotting
-from .base import Experiment, Record, Seed, SubsetConfig, register
-from .select_common import thin, train_and_evaluate
+from .base import Experiment, Record, Seed, register
+from .select_common import TrainingSetup, thin, train_and_evaluate
 
 
-class Config(SubsetConfig):
-    d: int = Field(default=10, ge=1)
-    T: int = Field(default=20, ge=2)
-    q: int = Field(default=3, ge=1)
-    pe_dim: int = Field(default=128, ge=1)
-    steps: int = Field(default=1500, ge=1)
-    lr: float = Field(default=3.0, gt=0)
+class Config(TrainingSetup):
     seeds: list[Seed] = Field(default=[0, 1], min_length=1)
 
 

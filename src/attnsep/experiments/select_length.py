@@ -12,17 +12,11 @@ from pydantic import Field
 
 from ..train.selection import SelectionTrainConfig
 from . import plotting
-from .base import Experiment, Positive, Record, SubsetConfig, register
-from .select_common import train_and_evaluate
+from .base import Experiment, Positive, Record, register
+from .select_common import TrainingSetup, train_and_evaluate
 
 
-class Config(SubsetConfig):
-    d: int = Field(default=10, ge=1)
-    T: int = Field(default=20, ge=2)
-    q: int = Field(default=3, ge=1)
-    pe_dim: int = Field(default=128, ge=1)
-    steps: int = Field(default=1500, ge=1)
-    lr: float = Field(default=3.0, gt=0)
+class Config(TrainingSetup):
     factors: list[Positive] = Field(default=[1, 2, 4, 8], min_length=1)
     pes: list[Literal["stochastic", "fixed"]] = Field(default=["stochastic", "fixed"], min_length=1)
     eval_size: int = Field(default=128, ge=2)
