@@ -25,7 +25,7 @@ TINY = {
         "factors": [1, 2],
         "eval_size": 16,
     },
-    "separation-xor": {"d_values": [8, 16], "seeds": 2},
+    "separation-xor": {"d_values": [8, 16], "seeds": 2, "groups": 2},
     "fcn-selection": {
         "d": 1,
         "T": 4,

@@ -2,11 +2,14 @@
 
 For each ``d``: the smallest transformer width ``m*`` (one population step, success target
 0.75) and the smallest two-layer ReLU width (SGD-family training on fresh samples, target
-0.9), as trainable parameter counts, with fitted log-log growth laws.
+0.9), as trainable parameter counts, with fitted log-log growth laws. The search is repeated
+for ``groups`` independent groups of ``seeds`` replicas (base seeds ``seed + 1000 g``): the
+figure shows the median over groups with the min-max band, and the fits use the medians.
 """
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 
 from pydantic import Field
@@ -19,25 +22,60 @@ from .base import Experiment, ExperimentConfig, InputLength, Record, register
 class Config(ExperimentConfig):
     d_values: list[InputLength] = Field(default=[16, 32, 64, 128], min_length=1)
     seeds: int = Field(default=8, ge=1)
+    groups: int = Field(default=1, ge=1)
     transformer_target: float = Field(default=frontier.TRANSFORMER_TARGET, gt=0, le=1)
     fcn_target: float = Field(default=frontier.FCN_TARGET, gt=0, le=1)
 
 
+GROUP_STRIDE = 1000
+
+
 def split(config: Config) -> list[Config]:
-    return [config.model_copy(update={"d_values": [d]}) for d in config.d_values]
+    return [
+        config.model_copy(
+            update={"d_values": [d], "groups": 1, "seed": config.seed + GROUP_STRIDE * g}
+        )
+        for d in config.d_values
+        for g in range(config.groups)
+    ]
 
 
 def run(config: Config) -> list[Record]:
     records = []
-    for d in config.d_values:
-        t = frontier.transformer_xor(d, config.seeds, config.seed, config.transformer_target)
-        f = frontier.fcn_xor(d, config.seeds, config.seed, config.fcn_target)
-        records += [{"model": "transformer", **t}, {"model": "fcn", **f}]
+    for g in range(config.groups):
+        seed = config.seed + GROUP_STRIDE * g
+        for d in config.d_values:
+            t = frontier.transformer_xor(d, config.seeds, seed, config.transformer_target)
+            f = frontier.fcn_xor(d, config.seeds, seed, config.fcn_target)
+            records += [
+                {"model": "transformer", "seed": seed, **t},
+                {"model": "fcn", "seed": seed, **f},
+            ]
     return records
 
 
 def points(records: list[Record], model: str) -> list[Record]:
-    return sorted((r for r in records if r["model"] == model), key=lambda r: r["d"])
+    """Per ``d``: the median parameter count over the seed groups, with its min and max."""
+    out = []
+    for d in sorted({r["d"] for r in records if r["model"] == model}):
+        counts = sorted(
+            r["params"]
+            for r in records
+            if r["model"] == model and r["d"] == d and r["params"] is not None
+        )
+        if len(counts) < len([r for r in records if r["model"] == model and r["d"] == d]):
+            out.append({"d": d, "params": None, "low": None, "high": None, "groups": len(counts)})
+            continue
+        out.append(
+            {
+                "d": d,
+                "params": statistics.median(counts),
+                "low": counts[0],
+                "high": counts[-1],
+                "groups": len(counts),
+            }
+        )
+    return out
 
 
 def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
@@ -55,15 +93,20 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
                 marker="o",
                 label=f"{label}: slope {slope:.2f}" if slope is not None else label,
             )
-            # band: the parameter counts one probe below / at the threshold
-            knob = "m_star" if model == "transformer" else "width_star"
-            below = [max(1, r[knob] - 1) * r["params"] / r[knob] for r in rows]
-            ax.fill_between([r["d"] for r in rows], below, [r["params"] for r in rows], alpha=0.15)
+            ax.fill_between(
+                [r["d"] for r in rows],
+                [r["low"] for r in rows],
+                [r["high"] for r in rows],
+                alpha=0.2,
+            )
         ax.set_xscale("log", base=2)
         ax.set_yscale("log", base=2)
         ax.set_xlabel("input length d")
         ax.set_ylabel("trainable parameters needed")
-        ax.set_title("Sparse XOR: parameters to reach the success target")
+        groups = max((r["groups"] for r in points(records, "fcn")), default=1)
+        ax.set_title(
+            f"Sparse XOR: parameters to reach the target (median, band: {groups} seed groups)"
+        )
         ax.legend()
     return [path]
 
@@ -72,8 +115,7 @@ def verdict(records: list[Record], config: Config) -> dict:
     t, f = points(records, "transformer"), points(records, "fcn")
     ts, fs = frontier.growth(t)["loglog_slope"], frontier.growth(f)["loglog_slope"]
     table = "; ".join(
-        f"d={a['d']}: transformer {a['params']} vs FCN {b['params']}"
-        for a, b in zip(t, f, strict=True)
+        f"d={a['d']}: transformer {span(a)} vs FCN {span(b)}" for a, b in zip(t, f, strict=True)
     )
     ok = ts is not None and fs is not None and ts <= 0.5 and fs >= 0.8
     ratio = (f[-1]["params"] / t[-1]["params"]) if (t[-1]["params"] and f[-1]["params"]) else None
@@ -84,6 +126,15 @@ def verdict(records: list[Record], config: Config) -> dict:
         "criterion": "FCN parameters grow at least linearly (log-log slope >= 0.8) and the "
         "transformer's no faster than polylog (slope <= 0.5)",
     }
+
+
+def span(point: Record) -> str:
+    """``median [min-max]`` of a parameter count over the seed groups."""
+    if point["params"] is None:
+        return "not reached"
+    if point["low"] == point["high"]:
+        return f"{point['params']:g}"
+    return f"{point['params']:g} [{point['low']:g}-{point['high']:g}]"
 
 
 def frontier_fmt(value: float | None) -> str:
@@ -104,8 +155,8 @@ EXPERIMENT = register(
         verdict=verdict,
         split=split,
         presets={
-            "quick": {"d_values": [16, 32, 64, 128], "seeds": 16},
-            "full": {"d_values": [16, 32, 64, 128, 256, 512, 1024], "seeds": 64},
+            "quick": {"d_values": [16, 32, 64, 128], "seeds": 8, "groups": 3},
+            "full": {"d_values": [16, 32, 64, 128, 256, 512, 1024], "seeds": 64, "groups": 3},
         },
     )
 )
