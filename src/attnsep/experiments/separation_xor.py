@@ -105,7 +105,7 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
         ax.set_ylabel("trainable parameters needed")
         groups = max((r["groups"] for r in points(records, "fcn")), default=1)
         ax.set_title(
-            f"Sparse XOR: parameters to reach the target (median, band: {groups} seed groups)"
+            f"Sparse XOR: parameters needed (median; band: {groups} seed groups)", fontsize=10
         )
         ax.legend()
     return [path]
