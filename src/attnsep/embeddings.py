@@ -94,7 +94,3 @@ class StreamedEmbeddings:
         for start, stop, V in self.chunks():
             out += per_replica_matmul(grad_scores[:, :, start:stop], V)
         return out
-
-    def materialize(self) -> torch.Tensor:
-        """The whole ``E x d x m`` tensor."""
-        return torch.cat([V for _, _, V in self.chunks()], dim=1)
