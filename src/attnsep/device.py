@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import torch
 
 from .validate import one_of, require
@@ -24,3 +27,19 @@ def resolve_device(name: str = "auto") -> torch.device:
 def resolve_dtype(name: str = "float64") -> torch.dtype:
     one_of("dtype", name, list(DTYPES))
     return DTYPES[name]
+
+
+@contextmanager
+def torch_threads(count: int = 1) -> Iterator[None]:
+    """Run the block with ``count`` torch threads, then restore the previous setting.
+
+    Many small ensemble tensors run faster on one thread on a shared machine (measured on
+    2 cores: 15.6 ms per selection step with one thread, 79 ms with two), and a fixed count
+    keeps float results identical across executors.
+    """
+    previous = torch.get_num_threads()
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)

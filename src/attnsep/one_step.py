@@ -13,6 +13,7 @@ import numpy as np
 from . import attention
 from .device import resolve_device, resolve_dtype
 from .exact.parity import MAX_EXACT_HEADS, population_loss
+from .metrics.ensemble import summary
 from .metrics.parity import assigned_mass, best_assignment, collapsed, specialized
 from .models.query_heads import INITS, QueryHeads, initial_queries
 from .tasks.parity import SparseParity
@@ -194,13 +195,6 @@ def run_one_step(
 def summarize(result: OneStepResult) -> dict:
     """The JSON summary of ``attnsep xor one-step`` (per-replica values included)."""
 
-    def stats(values: np.ndarray) -> dict:
-        return {
-            "mean": float(values.mean()),
-            "median": float(np.median(values)),
-            "values": [float(v) for v in values],
-        }
-
     config = result.config
     head_min = result.mass_after.min(axis=1)
     return {
@@ -209,8 +203,8 @@ def summarize(result: OneStepResult) -> dict:
         "gradient": "population" if config.samples is None else "empirical",
         "eta": result.eta,
         "trainable_params": result.trainable_params,
-        "loss_before": stats(result.loss_before),
-        "loss_after": stats(result.loss_after),
+        "loss_before": summary(result.loss_before),
+        "loss_after": summary(result.loss_after),
         "success_rate": float(result.success.mean()),
         "specialization_rate": float(result.specialized.mean()),
         "collapse_rate": float(result.collapsed.mean()),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import sys
 from typing import Any
 
@@ -14,14 +13,6 @@ from rich.table import Table
 def emit_json(obj: dict[str, Any]) -> None:
     """Print exactly one JSON object on stdout (non-finite numbers are refused)."""
     sys.stdout.write(json.dumps(obj, allow_nan=False) + "\n")
-
-
-def summary(values: list[float]) -> dict[str, Any]:
-    """``{mean, median, values}`` of a list of finite numbers."""
-    ordered = sorted(values)
-    n = len(ordered)
-    median = ordered[n // 2] if n % 2 else 0.5 * (ordered[n // 2 - 1] + ordered[n // 2])
-    return {"mean": math.fsum(values) / n, "median": median, "values": list(values)}
 
 
 def print_table(title: str, rows: list[tuple[str, str]]) -> None:

@@ -47,7 +47,6 @@ def sweep_with_progress(
     jobs, store: Store, executor: str, address: str | None, quiet: bool, label: str
 ):
     """Run ``jobs`` with a progress bar on stderr (none when ``quiet``)."""
-    one_of("executor", executor, EXECUTORS)
     progress = Progress(
         TextColumn("{task.description}"),
         BarColumn(),

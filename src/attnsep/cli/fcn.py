@@ -7,6 +7,7 @@ from typing import Any
 import typer
 
 from ..exact.selection import fcn_loss_floor
+from ..metrics.ensemble import summary
 from ..models.mlp import count
 from ..search import wilson_interval
 from ..train.fcn import (
@@ -19,7 +20,7 @@ from ..train.fcn import (
     train_selection,
     train_xor,
 )
-from .common import emit_json, print_table, summary
+from .common import emit_json, print_table
 
 app = typer.Typer(
     help="Fully-connected ReLU baselines on sparse XOR and token selection.", no_args_is_help=True

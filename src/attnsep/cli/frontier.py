@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import torch
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from .. import frontier
+from ..device import torch_threads
 from ..validate import int_at_least, require
 from .common import emit_json
 
@@ -57,15 +57,6 @@ def fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 
-def run_single_threaded(compute):
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)  # many small ensembles: one thread is faster on a shared machine
-    try:
-        return compute()
-    finally:
-        torch.set_num_threads(previous)
-
-
 @app.command("xor")
 def xor(
     d: str = typer.Option("16,32,64,128", "--d", help="Input lengths, comma-separated."),
@@ -77,7 +68,8 @@ def xor(
     ds = parse_sizes("--d", d, 2)
     int_at_least("seeds", seeds, 1)
     int_at_least("seed", seed, 0)
-    result = run_single_threaded(lambda: frontier.xor_frontier(ds, seeds, seed))
+    with torch_threads(1):  # many small ensembles
+        result = frontier.xor_frontier(ds, seeds, seed)
     if as_json:
         emit_json(result)
     else:
@@ -103,7 +95,8 @@ def select(
     require(q <= Ts[0], f"q must be <= every T, got q={q} and T={Ts[0]}")
     int_at_least("seeds", seeds, 1)
     int_at_least("seed", seed, 0)
-    result = run_single_threaded(lambda: frontier.select_frontier(Ts, d, q, seeds, seed))
+    with torch_threads(1):
+        result = frontier.select_frontier(Ts, d, q, seeds, seed)
     if as_json:
         emit_json(result)
     else:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict
 from typing import Any
 
@@ -14,14 +12,16 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from ..device import torch_threads
 from ..exact.selection import fcn_loss_floor, uniform_attention_loss, zero_predictor_loss
 from ..io import save_npz, writable_target
+from ..metrics.ensemble import summary
 from ..metrics.selection import EVAL_SIZE, LengthEval, cos_to_ground_truth, evaluate_lengths
 from ..positional import FixedPE
 from ..tasks.selection import TokenSelection
 from ..train.selection import SelectionTrainConfig, SelectionTrainResult, train
 from ..validate import int_at_least, require
-from .common import emit_json, print_table, summary
+from .common import emit_json, print_table
 
 app = typer.Typer(
     help="Sparse token selection (q-sparse averaging): one-layer selector vs the FCN bound.",
@@ -37,18 +37,6 @@ def parse_lengths(text: str | None, T: int, q: int) -> list[int]:
     ok = all(part.isdigit() and int(part) >= max(q, 1) for part in parts)
     require(ok, f"--eval-lengths must be comma-separated integers >= q={q}, got {text!r}")
     return [int(part) for part in parts]
-
-
-@contextmanager
-def one_thread() -> Iterator[None]:
-    """One torch thread, like the engine's jobs: a step's tensors are small, and on the shared
-    2-core machine two threads measured 79 ms/step against 15.6 ms/step with one."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(previous)
 
 
 def _mean(values: torch.Tensor) -> float:
@@ -204,7 +192,7 @@ def train_command(
     if save is not None:
         writable_target(save, ".npz")
     start = time.perf_counter()
-    with one_thread():
+    with torch_threads(1):
         result = train(config)
         rows = evaluate_lengths(result.W, config.task, result.encodings, lengths, seed, eval_size)
     exact_ok = all(row.exact is not None for row in rows)

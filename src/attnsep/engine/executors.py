@@ -17,6 +17,7 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Any
 
+from ..device import torch_threads
 from ..experiments import base
 from ..validate import int_at_least, one_of
 from .jobs import Job, environment
@@ -39,21 +40,16 @@ THREADS_PER_JOB = 1
 
 def execute(job: Job) -> dict[str, Any]:
     """Run one job and return its store row (``status`` ``done`` or ``failed``)."""
-    import torch
-
-    previous = torch.get_num_threads()
-    torch.set_num_threads(THREADS_PER_JOB)
     started = time.time()
     try:
         exp = base.get(job.experiment)
         config = base.parse_config(exp.config_type, job.config, job.experiment)
-        records, error, status = exp.run(config), None, "done"
+        with torch_threads(THREADS_PER_JOB):
+            records, error, status = exp.run(config), None, "done"
         json.dumps(records, allow_nan=False)  # records must be plain, finite JSON
     except Exception as err:  # a failed job is stored with its error and retried next time
         records, status = None, "failed"
         error = f"{type(err).__name__}: {err}\n{traceback.format_exc(limit=5)}"
-    finally:
-        torch.set_num_threads(previous)
     finished = time.time()
     env = environment()
     return {
