@@ -14,6 +14,7 @@ from attnsep.train.fcn import (
     SelectionFCNConfig,
     XorFCNConfig,
     cube_samples,
+    default_xor_lr,
     selection_features,
     train_selection,
     train_xor,
@@ -28,7 +29,7 @@ def _same_replica(full, one, e: int) -> bool:
 @pytest.mark.parametrize(
     "options",
     [
-        {"d": 16, "width": 5},
+        {"d": 16, "width": 5, "optimizer": "adam"},
         {"d": 16, "width": 8, "depth": 2, "loss": "hinge", "optimizer": "sgd", "lr": 0.1},
         {"d": 16, "width": 8, "samples": 300, "batch": 64},
     ],
@@ -146,3 +147,18 @@ def test_divergence_is_a_clear_error() -> None:
         XorFCNConfig(optimizer="lbfgs")
     with pytest.raises(ValueError, match="q must be <= T"):
         SelectionFCNConfig(T=2, q=3)
+
+
+def test_xor_default_rate_shrinks_with_the_width_and_keeps_wide_sgd_stable() -> None:
+    """SGD's default ``min(0.1, 25/width)``: at width 2048, ``lr = 0.1`` diverges, the default
+    trains (SPEC A7.6: SGD on fresh samples)."""
+    assert XorFCNConfig().optimizer == "sgd"
+    assert XorFCNConfig(width=4).rate == default_xor_lr("sgd", 4) == 0.1
+    assert XorFCNConfig(width=1000).rate == pytest.approx(0.025)
+    assert XorFCNConfig(width=4, optimizer="adam").rate == 1e-2
+    assert XorFCNConfig(width=4, lr=0.5).rate == 0.5
+    wide = {"d": 16, "width": 2048, "replicas": 1, "steps": 60, "test_samples": 512}
+    with pytest.raises(Diverged):
+        train_xor(XorFCNConfig(lr=0.1, early_stop=False, **wide))
+    result = train_xor(XorFCNConfig(**wide))
+    assert bool(torch.isfinite(result.test_loss).all())

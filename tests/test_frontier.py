@@ -78,8 +78,22 @@ def test_select_thresholds_at_tiny_sizes():
     assert fcn["params"] == count(4 * 1 + 4, fcn["width_star"], 1)
 
 
+def test_combine_takes_the_median_group_and_the_range():
+    groups = [
+        {"d": 16, "width_star": w, "params": p, "success_rate": r}
+        for w, p, r in ((5, 91, 1.0), (3, 55, 0.875), (4, 73, 1.0), (3, 55, 1.0))
+    ]
+    point = frontier.combine(groups)
+    assert (point["width_star"], point["params"], point["success_rate"]) == (3, 55, 0.875)
+    assert (point["params_low"], point["params_high"], point["groups"]) == (55, 91, 4)
+    assert frontier.combine(groups[:3])["params"] == 73
+    missed = frontier.combine([*groups, {**groups[0], "width_star": None, "params": None}])
+    assert missed["params"] is None and missed["params_high"] == 91
+
+
 def test_frontier_xor_json_contract():
-    code, out, err = attnsep("frontier", "xor", "--d", "16,32", "--seeds", "4", "--json")
+    args = ("frontier", "xor", "--d", "16,32", "--seeds", "4", "--groups", "2", "--json")
+    code, out, err = attnsep(*args)
     assert code == 0, err
     report = json.loads(out)
     assert [p["d"] for p in report["transformer"]] == [16, 32]
@@ -87,7 +101,11 @@ def test_frontier_xor_json_contract():
         assert {"d", "m_star", "params", "success_rate"} <= set(p)
     for p in report["fcn"]:
         assert {"d", "width_star", "params", "success_rate"} <= set(p)
-    assert set(report["fit"]) >= {"transformer", "fcn"}
+    for p in report["transformer"] + report["fcn"]:
+        assert p["groups"] == 2 and p["params_low"] <= p["params"] <= p["params_high"]
+    assert set(report["fit"]) >= {"transformer", "fcn", "param_ratio_at_largest"}
+    ratio = report["fit"]["param_ratio_at_largest"]
+    assert ratio["ratio"] == report["fcn"][-1]["params"] / report["transformer"][-1]["params"]
 
 
 @pytest.mark.parametrize(
@@ -96,6 +114,7 @@ def test_frontier_xor_json_contract():
         (["xor", "--d", "32,16"], "increasing"),
         (["xor", "--d", "16,x"], "comma-separated integers"),
         (["xor", "--seeds", "0"], "seeds must be an integer >= 1"),
+        (["xor", "--groups", "0"], "groups must be an integer >= 1"),
         (["select", "--T", "4,8", "--q", "5"], "q must be <= every T"),
     ],
 )

@@ -4,12 +4,16 @@ For each size, a threshold search (doubling, then bisection; ``search.smallest_p
 finds the smallest size knob whose success rate over the replicas reaches a target:
 ``m`` for the one-step transformer (``2m`` trainable parameters), the hidden width for the
 two-layer ReLU net (``width (d + 2) + 1`` parameters). Growth laws are log-log slopes; for
-the transformer also the power ``p`` in ``m* ~ (ln d)^p``.
+the transformer also the power ``p`` in ``m* ~ (ln d)^p``. A frontier repeats each search
+over ``groups`` independent groups of replicas (base seeds ``seed + GROUP_STRIDE·g``) and
+shows the median group with the range over the groups (SPEC Part C: bands over seeds).
 """
 
 from __future__ import annotations
 
 import math
+import statistics
+from collections.abc import Callable
 from typing import Any
 
 from .exact.selection import uniform_attention_loss
@@ -24,6 +28,31 @@ TRANSFORMER_TARGET = 0.75
 """One-step success saturates near 0.8 at small d: in about one replica in five the heads
 collapse onto one support bit when the initial scores of i* and j* nearly tie."""
 FCN_TARGET = 0.9
+GROUP_STRIDE = 1000
+
+
+def group_seeds(seed: int, groups: int) -> list[int]:
+    """Base seeds of ``groups`` independent groups of replicas."""
+    return [seed + GROUP_STRIDE * g for g in range(groups)]
+
+
+def combine(points: list[dict[str, Any]]) -> dict[str, Any]:
+    """One size's points over the seed groups: the median group's point (lower median of the
+    parameter counts, so it is a measured point), with ``params_low``/``params_high`` the range
+    over the groups; ``params`` is None when some group never reached the target."""
+    reached = [p for p in points if p["params"] is not None]
+    if len(reached) < len(points):
+        median = {**points[0], "params": None}
+    else:
+        middle = statistics.median_low(p["params"] for p in reached)
+        median = next(p for p in reached if p["params"] == middle)
+    counts = [p["params"] for p in reached]
+    return {
+        **median,
+        "params_low": min(counts, default=None),
+        "params_high": max(counts, default=None),
+        "groups": len(points),
+    }
 
 
 def _point(
@@ -97,18 +126,38 @@ def growth(points: list[dict[str, Any]], size_name: str = "d") -> dict[str, floa
     }
 
 
-def xor_frontier(ds: list[int], seeds: int, seed: int = 0, **fcn_train: Any) -> dict[str, Any]:
-    """``{"transformer": [...], "fcn": [...], "fit": {...}}`` over the input lengths ``ds``."""
-    transformer = [transformer_xor(d, seeds, seed) for d in ds]
-    fcn = [fcn_xor(d, seeds, seed, **fcn_train) for d in ds]
-    fit = {"transformer": growth(transformer), "fcn": growth(fcn)}
-    last = ds[-1]
-    t_last, f_last = transformer[-1]["params"], fcn[-1]["params"]
-    fit["param_ratio_at_largest"] = {
-        "d": last,
-        "ratio": None if not (t_last and f_last) else f_last / t_last,
+def _frontier(
+    sizes: list[int],
+    seeds: list[int],
+    transformer: Callable[[int, int], dict],
+    fcn: Callable[[int, int], dict],
+    size_name: str,
+) -> dict[str, Any]:
+    t = [combine([transformer(n, s) for s in seeds]) for n in sizes]
+    f = [combine([fcn(n, s) for s in seeds]) for n in sizes]
+    t_last, f_last = t[-1]["params"], f[-1]["params"]
+    fit = {
+        "transformer": growth(t, size_name),
+        "fcn": growth(f, size_name),
+        "param_ratio_at_largest": {
+            size_name: sizes[-1],
+            "ratio": None if not (t_last and f_last) else f_last / t_last,
+        },
     }
-    return {"transformer": transformer, "fcn": fcn, "fit": fit}
+    return {"transformer": t, "fcn": f, "fit": fit}
+
+
+def xor_frontier(
+    ds: list[int], seeds: int, seed: int = 0, groups: int = 1, **fcn_train: Any
+) -> dict[str, Any]:
+    """``{"transformer": [...], "fcn": [...], "fit": {...}}`` over the input lengths ``ds``."""
+    return _frontier(
+        ds,
+        group_seeds(seed, groups),
+        lambda d, s: transformer_xor(d, seeds, s),
+        lambda d, s: fcn_xor(d, seeds, s, **fcn_train),
+        "d",
+    )
 
 
 SELECT_TARGET = 0.2
@@ -182,12 +231,14 @@ def fcn_select(
     return _point("T", T, "width_star", star, params, probes)
 
 
-def select_frontier(Ts: list[int], d: int, q: int, seeds: int, seed: int = 0) -> dict[str, Any]:
+def select_frontier(
+    Ts: list[int], d: int, q: int, seeds: int, seed: int = 0, groups: int = 1
+) -> dict[str, Any]:
     """``{"transformer": [...], "fcn": [...], "fit": {...}}`` over the sequence lengths ``Ts``."""
-    transformer = [transformer_select(T, d, q, seeds, seed) for T in Ts]
-    fcn = [fcn_select(T, d, q, seeds, seed) for T in Ts]
-    return {
-        "transformer": transformer,
-        "fcn": fcn,
-        "fit": {"transformer": growth(transformer, "T"), "fcn": growth(fcn, "T")},
-    }
+    return _frontier(
+        Ts,
+        group_seeds(seed, groups),
+        lambda T, s: transformer_select(T, d, q, seeds, s),
+        lambda T, s: fcn_select(T, d, q, seeds, s),
+        "T",
+    )

@@ -74,7 +74,7 @@ def sweep_with_progress(
 
 def reproduce(
     quick: bool = typer.Option(
-        False, "--quick", help="The quick preset (default): ~10 minutes on 2 cores."
+        False, "--quick", help="The quick preset (default): a few minutes on 2 cores."
     ),
     full: bool = typer.Option(False, "--full", help="Paper-scale sizes, for a GPU or a cluster."),
     only: str | None = typer.Option(None, "--only", help="Comma-separated experiment names."),

@@ -40,7 +40,7 @@ def xor_summary(cfg: XorFCNConfig, result: XorFCNResult) -> dict[str, Any]:
         "params": count(cfg.d, cfg.width, 1, cfg.depth),
         "optimizer": cfg.optimizer,
         "loss": cfg.loss,
-        "lr": cfg.lr,
+        "lr": cfg.rate,
         "steps": cfg.steps,
         "batch": cfg.batch,
         "data": "fresh" if cfg.samples is None else cfg.samples,
@@ -94,7 +94,9 @@ def xor(
         help="Most steps (a replica stops once perfect on validation).",
     ),
     batch: int = typer.Option(XorFCNConfig.batch, "--batch", help="Fresh samples per step."),
-    lr: float = typer.Option(XorFCNConfig.lr, "--lr", help="Learning rate."),
+    lr: float | None = typer.Option(
+        None, "--lr", help="Learning rate [default: sgd min(0.1, 25/width), adam 0.01]."
+    ),
     optimizer: str = typer.Option(
         XorFCNConfig.optimizer, "--optimizer", help=" or ".join(OPTIMIZERS)
     ),
@@ -123,7 +125,7 @@ def xor(
         [
             ("d, width (params)", f"{d}, {width} ({out['params']})"),
             ("replicas (seed)", f"{seeds} ({seed})"),
-            ("optimizer, loss, lr", f"{optimizer}, {loss}, {lr:g}"),
+            ("optimizer, loss, lr", f"{optimizer}, {loss}, {cfg.rate:g}"),
             (
                 "steps run (median / max)",
                 f"{out['steps_run']['median']:g} / {max(out['steps_run']['values']):g}",

@@ -16,6 +16,12 @@ app = typer.Typer(
 )
 
 
+GROUPS_HELP = (
+    "Independent groups of --seeds replicas (base seeds seed + 1000 g); "
+    "shows the median group and the range."
+)
+
+
 def parse_sizes(name: str, text: str, low: int) -> list[int]:
     """``16,32,64`` as increasing integers ``>= low``."""
     parts = [p.strip() for p in text.split(",")]
@@ -26,8 +32,19 @@ def parse_sizes(name: str, text: str, low: int) -> list[int]:
     return sizes
 
 
+def params(point: dict) -> str:
+    """``median [low-high]`` over the seed groups."""
+    if point["params"] is None or point["params_low"] == point["params_high"]:
+        return str(point["params"])
+    return f"{point['params']} [{point['params_low']}-{point['params_high']}]"
+
+
 def show(result: dict, size: str) -> None:
-    table = Table(title=f"parameters needed vs {size}")
+    groups = result["transformer"][0]["groups"]
+    title = f"parameters needed vs {size}"
+    if groups > 1:
+        title += f" (median of {groups} seed groups, range in brackets)"
+    table = Table(title=title)
     for column in (size, "transformer knob", "params", "success", "FCN width", "params", "success"):
         table.add_column(column, justify="right")
     for t, f in zip(result["transformer"], result["fcn"], strict=True):
@@ -38,18 +55,20 @@ def show(result: dict, size: str) -> None:
         table.add_row(
             str(t[size]),
             str(t["m_star"]),
-            str(t["params"]),
+            params(t),
             rate(t),
             str(f["width_star"]),
-            str(f["params"]),
+            params(f),
             rate(f),
         )
     Console().print(table)
     fit = result["fit"]
+    ratio = fit["param_ratio_at_largest"]
     Console().print(
         f"log-log slope of params vs {size}: "
         f"transformer {fmt(fit['transformer']['loglog_slope'])}, "
-        f"FCN {fmt(fit['fcn']['loglog_slope'])}"
+        f"FCN {fmt(fit['fcn']['loglog_slope'])}; "
+        f"FCN/transformer params at {size}={ratio[size]}: {fmt(ratio['ratio'])}"
     )
 
 
@@ -61,15 +80,17 @@ def fmt(value: float | None) -> str:
 def xor(
     d: str = typer.Option("16,32,64,128", "--d", help="Input lengths, comma-separated."),
     seeds: int = typer.Option(8, "--seeds", help="Replicas per probe."),
+    groups: int = typer.Option(3, "--groups", help=GROUPS_HELP),
     seed: int = typer.Option(0, "--seed", help="Base seed."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """One-step transformer (target 0.75) against two-layer ReLU nets (target 0.9) on sparse XOR."""
     ds = parse_sizes("--d", d, 2)
     int_at_least("seeds", seeds, 1)
+    int_at_least("groups", groups, 1)
     int_at_least("seed", seed, 0)
     with torch_threads(1):  # many small ensembles
-        result = frontier.xor_frontier(ds, seeds, seed)
+        result = frontier.xor_frontier(ds, seeds, seed, groups)
     if as_json:
         emit_json(result)
     else:
@@ -82,6 +103,7 @@ def select(
     d: int = typer.Option(4, "--d", help="Token dimension."),
     q: int = typer.Option(2, "--q", help="Subset size."),
     seeds: int = typer.Option(4, "--seeds", help="Replicas per probe."),
+    groups: int = typer.Option(1, "--groups", help=GROUPS_HELP),
     seed: int = typer.Option(0, "--seed", help="Base seed."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
@@ -94,9 +116,10 @@ def select(
     int_at_least("q", q, 1)
     require(q <= Ts[0], f"q must be <= every T, got q={q} and T={Ts[0]}")
     int_at_least("seeds", seeds, 1)
+    int_at_least("groups", groups, 1)
     int_at_least("seed", seed, 0)
     with torch_threads(1):
-        result = frontier.select_frontier(Ts, d, q, seeds, seed)
+        result = frontier.select_frontier(Ts, d, q, seeds, seed, groups)
     if as_json:
         emit_json(result)
     else:

@@ -1,15 +1,14 @@
 """A7.6 / Part C — FFNNs need Omega(d) parameters, the one-step transformer polylog(d).
 
 For each ``d``: the smallest transformer width ``m*`` (one population step, success target
-0.75) and the smallest two-layer ReLU width (SGD-family training on fresh samples, target
-0.9), as trainable parameter counts, with fitted log-log growth laws. The search is repeated
-for ``groups`` independent groups of ``seeds`` replicas (base seeds ``seed + 1000 g``): the
-figure shows the median over groups with the min-max band, and the fits use the medians.
+0.75) and the smallest two-layer ReLU width (SGD on fresh samples, target 0.9), as
+trainable parameter counts, with fitted log-log growth laws. The search is repeated for
+``groups`` independent groups of ``seeds`` replicas (``frontier.group_seeds``): the figure
+shows the median group with the min-max band, and the fits use the medians.
 """
 
 from __future__ import annotations
 
-import statistics
 from pathlib import Path
 
 from pydantic import Field
@@ -27,23 +26,17 @@ class Config(ExperimentConfig):
     fcn_target: float = Field(default=frontier.FCN_TARGET, gt=0, le=1)
 
 
-GROUP_STRIDE = 1000
-
-
 def split(config: Config) -> list[Config]:
     return [
-        config.model_copy(
-            update={"d_values": [d], "groups": 1, "seed": config.seed + GROUP_STRIDE * g}
-        )
+        config.model_copy(update={"d_values": [d], "groups": 1, "seed": seed})
         for d in config.d_values
-        for g in range(config.groups)
+        for seed in frontier.group_seeds(config.seed, config.groups)
     ]
 
 
 def run(config: Config) -> list[Record]:
     records = []
-    for g in range(config.groups):
-        seed = config.seed + GROUP_STRIDE * g
+    for seed in frontier.group_seeds(config.seed, config.groups):
         for d in config.d_values:
             t = frontier.transformer_xor(d, config.seeds, seed, config.transformer_target)
             f = frontier.fcn_xor(d, config.seeds, seed, config.fcn_target)
@@ -55,27 +48,11 @@ def run(config: Config) -> list[Record]:
 
 
 def points(records: list[Record], model: str) -> list[Record]:
-    """Per ``d``: the median parameter count over the seed groups, with its min and max."""
-    out = []
-    for d in sorted({r["d"] for r in records if r["model"] == model}):
-        counts = sorted(
-            r["params"]
-            for r in records
-            if r["model"] == model and r["d"] == d and r["params"] is not None
-        )
-        if len(counts) < len([r for r in records if r["model"] == model and r["d"] == d]):
-            out.append({"d": d, "params": None, "low": None, "high": None, "groups": len(counts)})
-            continue
-        out.append(
-            {
-                "d": d,
-                "params": statistics.median(counts),
-                "low": counts[0],
-                "high": counts[-1],
-                "groups": len(counts),
-            }
-        )
-    return out
+    """Per ``d``: the median seed group's point with the range over the groups."""
+    ds = sorted({r["d"] for r in records if r["model"] == model})
+    return [
+        frontier.combine([r for r in records if r["model"] == model and r["d"] == d]) for d in ds
+    ]
 
 
 def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
@@ -95,8 +72,8 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
             )
             ax.fill_between(
                 [r["d"] for r in rows],
-                [r["low"] for r in rows],
-                [r["high"] for r in rows],
+                [r["params_low"] for r in rows],
+                [r["params_high"] for r in rows],
                 alpha=0.2,
             )
         ax.set_xscale("log", base=2)
@@ -132,9 +109,9 @@ def span(point: Record) -> str:
     """``median [min-max]`` of a parameter count over the seed groups."""
     if point["params"] is None:
         return "not reached"
-    if point["low"] == point["high"]:
+    if point["params_low"] == point["params_high"]:
         return f"{point['params']:g}"
-    return f"{point['params']:g} [{point['low']:g}-{point['high']:g}]"
+    return f"{point['params']:g} [{point['params_low']:g}-{point['params_high']:g}]"
 
 
 def frontier_fmt(value: float | None) -> str:
