@@ -131,6 +131,7 @@ EXPERIMENT = register(
         figure=figure,
         verdict=verdict,
         split=split,
+        version=2,  # 2: the FCN trains by SGD
         presets={
             "quick": {"d_values": [16, 32, 64, 128], "seeds": 8, "groups": 3},
             "full": {"d_values": [16, 32, 64, 128, 256, 512, 1024], "seeds": 64, "groups": 3},
