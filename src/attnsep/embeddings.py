@@ -32,9 +32,19 @@ def per_replica_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     BLAS kernels may round differently for a batch of another size or for operands at another
     memory alignment; one product per replica on 64-byte aligned operands keeps every
     replica's result independent of the batch it runs in (bitwise, on the CPU). The copies
-    happen only for slabs whose size is not a multiple of 64 bytes (e.g. odd ``m``).
+    happen only for slabs whose size is not a multiple of 64 bytes (e.g. odd ``m``). Outside
+    autograd the products are written straight into the result.
     """
-    return torch.stack([_aligned(x) @ _aligned(y) for x, y in zip(a, b, strict=True)])
+    pairs = [(_aligned(x), _aligned(y)) for x, y in zip(a, b, strict=True)]
+    if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
+        return torch.stack([x @ y for x, y in pairs])
+    out = torch.empty(*a.shape[:2], b.shape[2], dtype=a.dtype, device=a.device)
+    for (x, y), slab in zip(pairs, out, strict=True):
+        if slab.data_ptr() % 64 == 0:
+            torch.matmul(x, y, out=slab)
+        else:
+            slab.copy_(x @ y)
+    return out
 
 
 @dataclass(frozen=True)
@@ -73,11 +83,12 @@ class StreamedEmbeddings:
         step = self.rows_per_chunk()
         for start in range(0, self.d, step):
             stop = min(self.d, start + step)
-            rows = [
-                sphere_rows(self.seed, self.first_replica + e, self.name, start, stop, self.m)
-                for e in range(self.replicas)
-            ]
-            yield start, stop, torch.stack(rows).to(self.device, self.dtype)
+            rows = torch.empty(self.replicas, stop - start, self.m, dtype=torch.float64)
+            for e in range(self.replicas):
+                sphere_rows(
+                    self.seed, self.first_replica + e, self.name, start, stop, self.m, rows[e]
+                )
+            yield start, stop, rows.to(self.device, self.dtype)
 
     def scores(self, theta: torch.Tensor) -> torch.Tensor:
         """``theta V^T``: ``E x H x d``."""

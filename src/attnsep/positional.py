@@ -17,6 +17,20 @@ from .validate import int_at_least, one_of, require
 ROW_BLOCK = 1 << 12
 
 
+def block_normals(
+    seed: int, replica: int, name: str, block: int, rows: int, width: int
+) -> torch.Tensor:
+    """The first ``rows`` rows of block ``block``'s ``ROW_BLOCK x width`` float32 normals.
+
+    Only ``rows x width`` numbers (rounded up to a multiple of 16) are drawn: torch's CPU
+    kernel draws all the uniforms in order, then transforms them 16 at a time, so these are
+    bitwise the first rows of the whole block (tested); a partial last block costs less.
+    """
+    count = min(ROW_BLOCK * width, -(-rows * width // 16) * 16)
+    normals = torch.randn(count, generator=generator(seed, replica, name, block))
+    return normals[: rows * width].view(rows, width)
+
+
 def gaussian_rows(
     seed: int,
     replica: int,
@@ -33,9 +47,10 @@ def gaussian_rows(
     require(0 <= start < stop, f"need 0 <= start < stop, got start={start}, stop={stop}")
     out = torch.empty(stop - start, width, dtype=torch.float64) if out is None else out
     for block in range(start // ROW_BLOCK, (stop - 1) // ROW_BLOCK + 1):
-        rows = torch.randn(ROW_BLOCK, width, generator=generator(seed, replica, name, block))
-        lo, hi = max(start, block * ROW_BLOCK), min(stop, (block + 1) * ROW_BLOCK)
-        out[lo - start : hi - start] = rows[lo - block * ROW_BLOCK : hi - block * ROW_BLOCK]
+        first = block * ROW_BLOCK
+        lo, hi = max(start, first), min(stop, first + ROW_BLOCK)
+        rows = block_normals(seed, replica, name, block, hi - first, width)
+        out[lo - start : hi - start] = rows[lo - first :]
     return out
 
 
@@ -63,12 +78,22 @@ def sphere_embeddings(
     first_replica: int = 0,
     dtype: torch.dtype = torch.float64,
     device: torch.device | str = "cpu",
+    out: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """``E x rows x width`` unit rows; replica ``e`` from stream ``(seed, first_replica + e)``."""
+    """``E x rows x width`` unit rows; replica ``e`` from stream ``(seed, first_replica + e)``.
+
+    ``out``: a float64 CPU ``E x rows x width`` tensor to draw into (reused memory).
+    """
     int_at_least("rows", rows, 1)
     int_at_least("width", width, 1)
     int_at_least("replicas", replicas, 1)
-    out = torch.empty(replicas, rows, width, dtype=torch.float64)
+    if out is None:
+        out = torch.empty(replicas, rows, width, dtype=torch.float64)
+    shape = (replicas, rows, width)
+    require(
+        out.shape == shape and out.dtype == torch.float64 and out.device.type == "cpu",
+        f"out must be float64 on the CPU, of shape {shape}, got {tuple(out.shape)}",
+    )
     for e in range(replicas):
         sphere_rows(seed, first_replica + e, name, 0, rows, width, out=out[e])
     return out.to(dtype=dtype, device=device)
