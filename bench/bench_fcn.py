@@ -2,17 +2,25 @@
 
 ``attnsep.train.fcn``: ``train_xor(XorFCNConfig(replicas=32, ...))`` vs the same call with
 ``replicas=1, first_replica=e`` for ``e = 0..31`` in a Python loop (the replicas are the same
-nets either way: their streams are named by ``e``). Library defaults (``d=64``, width 32,
-Adam, batch 256, 8192 test samples) except a fixed number of steps and no early stopping,
-so both sides do the same work. Throughput = replica-steps per second. Target >= 8x.
-The token-selection FCN (``train_selection``, defaults ``d=4, T=8``) is measured the same way.
+nets either way: their streams are named by ``e``). Library defaults (``d=64``, SGD, batch
+256, 8192 test samples) except a fixed number of steps and no early stopping, so both sides do
+the same work; at the default width 32 and at width 4, the widths the XOR frontier probes.
+Throughput = replica-steps per second. Target >= 8x. The token-selection FCN
+(``train_selection``, defaults ``d=4, T=8``, width 64) is measured the same way.
+
+Each XOR row also times the arithmetic floor of the batched run: the first layer's two
+batched products per step (forward ``x W``, backward ``xᵀ G``) alone, which no batching can
+avoid; ``looped time / floor`` bounds the ratio any batched implementation could reach.
 """
 
 from __future__ import annotations
 
+import torch
 from common import (
     THREADS,
+    clock,
     fmt_rate,
+    fmt_time,
     gemm_gflops,
     interleaved,
     med,
@@ -28,8 +36,17 @@ E = 32
 XOR_STEPS, SELECTION_STEPS = 200, 100
 
 
-def xor_cfg(replicas: int, first: int = 0) -> XorFCNConfig:
-    return XorFCNConfig(replicas=replicas, first_replica=first, steps=XOR_STEPS, early_stop=False)
+def xor_cfg(width: int):
+    def cfg(replicas: int, first: int = 0) -> XorFCNConfig:
+        return XorFCNConfig(
+            width=width,
+            replicas=replicas,
+            first_replica=first,
+            steps=XOR_STEPS,
+            early_stop=False,
+        )
+
+    return cfg
 
 
 def selection_cfg(replicas: int, first: int = 0) -> SelectionFCNConfig:
@@ -39,6 +56,22 @@ def selection_cfg(replicas: int, first: int = 0) -> SelectionFCNConfig:
 def xor_flops_per_step(cfg: XorFCNConfig) -> float:
     """Forward + backward multiply-adds of one replica's step (backward ~ 2x forward)."""
     return 3 * 2 * cfg.batch * (cfg.d * cfg.width + cfg.width)
+
+
+def first_layer_floor(cfg: XorFCNConfig, steps: int, rounds: int = 3) -> float:
+    """Seconds for ``steps`` of the first layer's forward and weight-gradient products of
+    ``E`` replicas, batched (float64, as the library trains)."""
+    x = torch.randn(E, cfg.batch, cfg.d, dtype=torch.float64)
+    w = torch.randn(E, cfg.d, cfg.width, dtype=torch.float64)
+    g = torch.randn(E, cfg.batch, cfg.width, dtype=torch.float64)
+
+    def products() -> None:
+        for _ in range(steps):
+            torch.bmm(x, w)
+            torch.bmm(x.transpose(1, 2), g)
+
+    products()
+    return med([clock(products) for _ in range(rounds)])
 
 
 def one_row(name: str, train, cfg_of, steps: int, rounds: int, gflops: float) -> dict:
@@ -56,13 +89,16 @@ def one_row(name: str, train, cfg_of, steps: int, rounds: int, gflops: float) ->
         f"{E} replicas x {steps} steps; ratio = looped / batched time, {rounds} interleaved "
         f"rounds, torch threads={THREADS}"
     )
-    if name == "xor":
+    if isinstance(batched, XorFCNConfig):
         step_flops = xor_flops_per_step(batched)
+        floor = first_layer_floor(batched, steps)
         note += (
-            f"; about {step_flops / 1e6:.1f} MFLOP per replica-step: batched "
+            f"; about {step_flops / 1e6:.2f} MFLOP per replica-step: batched "
             f"{work * step_flops / med(ours) / 1e9:.1f} GFLOP/s, looped "
             f"{work * step_flops / med(base) / 1e9:.1f} GFLOP/s, float64 GEMM 2048^2 "
-            f"{gflops:.1f} GFLOP/s"
+            f"{gflops:.1f} GFLOP/s; the first layer's batched products alone take "
+            f"{fmt_time(floor)}, so no batching could beat looped / floor = "
+            f"{med(base) / floor:.1f}x"
         )
     profile = None
     if not met:
@@ -83,7 +119,8 @@ def one_row(name: str, train, cfg_of, steps: int, rounds: int, gflops: float) ->
 def run(rounds: int = 3) -> list[dict]:
     gflops = gemm_gflops()
     return [
-        one_row("xor", train_xor, xor_cfg, XOR_STEPS, rounds, gflops),
+        one_row("xor width 32", train_xor, xor_cfg(32), XOR_STEPS, rounds, gflops),
+        one_row("xor width 4", train_xor, xor_cfg(4), XOR_STEPS, rounds, gflops),
         one_row("selection", train_selection, selection_cfg, SELECTION_STEPS, rounds, gflops),
     ]
 

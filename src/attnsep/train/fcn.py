@@ -53,6 +53,8 @@ VAL_SAMPLES = 1024
 """XOR early stopping: a replica is done once it classifies this many validation samples right."""
 CHECK_EVERY = 50
 """Steps between two early-stopping checks."""
+DRAW_ELEMENTS = 1 << 16
+"""Most numbers a replica's block of fresh XOR training samples holds (``steps_per_draw``)."""
 EVAL_ROWS = 1024
 """Evaluation sets go through the nets in chunks of this many rows (bounded memory)."""
 _BYTE_SIGNS = ((torch.arange(256).unsqueeze(-1) >> torch.arange(8)) & 1).double().mul_(2).sub_(1)
@@ -264,7 +266,15 @@ def _labelled(task: SparseParity, support: torch.Tensor, gens: list[torch.Genera
     """``(x, noisy y, clean y)`` for ``n`` fresh samples per replica."""
     x = cube_samples(gens, n, task.d)
     flips = torch.stack([torch.rand(n, generator=g, dtype=torch.float64) for g in gens])
-    return x, task.labels(x, support, flips < task.noise), task.labels(x, support)
+    clean = task.labels(x, support)
+    return x, torch.where(flips < task.noise, -clean, clean), clean
+
+
+def steps_per_draw(d: int, batch: int) -> int:
+    """Fresh XOR training samples are drawn this many steps at a time, per replica: up to 16,
+    at most ``DRAW_ELEMENTS`` numbers a replica (fewer generator calls; depends on ``d`` and
+    ``batch`` only, so a replica's samples never depend on ``E``)."""
+    return max(1, min(16, DRAW_ELEMENTS // (batch * d)))
 
 
 def train_xor(cfg: XorFCNConfig) -> XorFCNResult:
@@ -279,9 +289,12 @@ def train_xor(cfg: XorFCNConfig) -> XorFCNResult:
     train_gens = _streams(cfg, "fcn-train")
 
     def fresh() -> Batches:
+        steps, b = steps_per_draw(cfg.d, cfg.batch), cfg.batch
         while True:
-            x, y, _ = _labelled(task, support, train_gens, cfg.batch)
-            yield x.to(**move), y.to(**move)
+            x, y, _ = _labelled(task, support, train_gens, steps * b)
+            x, y = x.to(**move), y.to(**move)
+            for s in range(steps):
+                yield x[:, s * b : (s + 1) * b], y[:, s * b : (s + 1) * b]
 
     if cfg.samples is None:
         batches = fresh()
