@@ -20,7 +20,7 @@ Defaults (*choice*, measured on this project's 2-core CPU machine):
   early, keeping its weights, once it classifies all ``VAL_SAMPLES`` validation samples right
   (checked every ``CHECK_EVERY`` steps); nets that learn do so in 100–800 steps. Measured
   success over 64 seeds, widths 2 / 3 / 4: ``.59 / .84 / 1.00`` at ``d = 16``,
-  ``.58 / .97 / 1.00`` at 32, ``.56 / .94 / 1.00`` at 64, ``.59 / 1.00 / 1.00`` at 128
+  ``.58 / .98 / 1.00`` at 32, ``.55 / .94 / 1.00`` at 64, ``.56 / .98 / 1.00`` at 128
   (width 1 never succeeds: one ReLU unit cannot fit XOR; failures are the XOR local minimum
   with one quadrant wrong, test MSE ≈ 0.5). ``lr`` 0.03 and 0.3 give the same rates. Adam
   (``lr = 1e-2`` when ``optimizer="adam"``) falls into that minimum more often at narrow
