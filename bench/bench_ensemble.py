@@ -12,10 +12,8 @@ same numbers, so no batching can make the ratio exceed ``looped / floor``; the n
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import torch
-from common import THREADS, clock, median_ratio, profile, row, seconds
+from common import THREADS, alternating, median_ratio, profile, row, seconds
 
 from attnsep.one_step import OneStepConfig, run_one_step
 from attnsep.positional import sphere_embeddings
@@ -33,15 +31,6 @@ def draw_all(buffer: torch.Tensor) -> None:
         sphere_embeddings(0, 1, D, M, first_replica=e, out=buffer)
 
 
-def interleaved(fns: list[Callable[[], object]], rounds: int) -> list[list[float]]:
-    """Times of ``rounds`` calls of each function, alternating between them."""
-    times: list[list[float]] = [[] for _ in fns]
-    for _ in range(rounds):
-        for fn, out in zip(fns, times, strict=True):
-            out.append(clock(fn))
-    return times
-
-
 def run(rounds: int = 3) -> list[dict]:
     one = config(1)
     buffer = torch.empty(1, D, M, dtype=torch.float64)
@@ -49,7 +38,7 @@ def run(rounds: int = 3) -> list[dict]:
     rows = []
     for label, batch in (("replica_batch=256", SEEDS), ("auto batch", None)):
         cfg = config(batch)
-        ours, base, floor = interleaved(
+        ours, base, floor = alternating(
             [lambda c=cfg: run_one_step(c), lambda: run_one_step(one), lambda: draw_all(buffer)],
             rounds,
         )

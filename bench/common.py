@@ -83,11 +83,17 @@ def interleaved(
     elif warmup:
         ours()
         baseline()
-    a, b = [], []
-    for _ in range(rounds):
-        a.append(clock(ours))
-        b.append(clock(baseline))
+    a, b = alternating([ours, baseline], rounds)
     return a, b
+
+
+def alternating(fns: list[Callable[[], Any]], rounds: int) -> list[list[float]]:
+    """Times of ``rounds`` calls of each function, alternating between them."""
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(rounds):
+        for fn, out in zip(fns, times, strict=True):
+            out.append(clock(fn))
+    return times
 
 
 def median_ratio(numerator: list[float], denominator: list[float]) -> float:
