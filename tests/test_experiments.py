@@ -26,6 +26,7 @@ TINY = {
         "eval_size": 16,
     },
     "separation-xor": {"d_values": [8, 16], "seeds": 2, "groups": 2},
+    "separation-select": {"d": 4, "T_values": [4, 8], "seeds": 2, "groups": 2},
     "fcn-selection": {
         "d": 1,
         "T": 4,

@@ -8,6 +8,7 @@ import math
 import pytest
 
 from attnsep import frontier
+from attnsep.exact.selection import fcn_bottleneck_loss, uniform_attention_loss
 from attnsep.models.mlp import count
 from attnsep.search import Probe, loglog_slope, smallest_passing, wilson_interval
 from cli_support import attnsep
@@ -76,6 +77,19 @@ def test_select_thresholds_at_tiny_sizes():
         assert point["success_rate"] >= frontier.FCN_TARGET
     assert transformer["params"] == transformer["m_star"] ** 2
     assert fcn["params"] == count(4 * 1 + 4, fcn["width_star"], 1)
+    # a theorem (SPEC B4): no trained net reaches the target below the proven width
+    assert fcn["width_star"] >= frontier.fcn_select_bound(4, 1, 1)["width_star"]
+
+
+def test_fcn_select_bound_is_the_first_width_whose_least_loss_reaches_the_target():
+    bound = frontier.fcn_select_bound(16, 2, 1)
+    assert bound == {"T": 16, "width_star": 26, "params": count(16 * 2 + 16, 26, 2)}
+    limit = 0.2 * float(uniform_attention_loss(16, 1, 2))
+    assert (
+        float(fcn_bottleneck_loss(16, 1, 2, 26)) <= limit < float(fcn_bottleneck_loss(16, 1, 2, 25))
+    )
+    widths = [frontier.fcn_select_bound(T, 4, 1)["width_star"] for T in (4, 8, 16)]
+    assert all(0.8 * T * 4 <= w <= T * 4 for w, T in zip(widths, (4, 8, 16), strict=True))
 
 
 def test_combine_takes_the_median_group_and_the_range():

@@ -14,9 +14,10 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
-from .exact.selection import uniform_attention_loss
+from .exact.selection import fcn_bottleneck_loss, uniform_attention_loss
 from .metrics.selection import evaluate_lengths
 from .models.mlp import count
 from .one_step import OneStepConfig, run_one_step
@@ -53,6 +54,21 @@ def combine(points: list[dict[str, Any]]) -> dict[str, Any]:
         "params_high": max(counts, default=None),
         "groups": len(points),
     }
+
+
+def params_span(point: dict[str, Any]) -> str:
+    """``median [low-high]`` parameters over the seed groups (just the median when they agree)."""
+    if point["params"] is None:
+        return "not reached"
+    low, high = point.get("params_low"), point.get("params_high")
+    if low is None or low == high:
+        return f"{point['params']:g}"
+    return f"{point['params']:g} [{low:g}-{high:g}]"
+
+
+def fmt(value: float | None) -> str:
+    """Two decimals, or ``n/a``."""
+    return "n/a" if value is None else f"{value:.2f}"
 
 
 def _point(
@@ -229,6 +245,15 @@ def fcn_select(
     star, probes = smallest_passing(evaluate, FCN_TARGET, 1, width_limit)
     params = None if star is None else count(T * d + T, star, d)
     return _point("T", T, "width_star", star, params, probes)
+
+
+def fcn_select_bound(T: int, d: int, q: int, target: float = SELECT_TARGET) -> dict:
+    """The smallest first-layer width any FCN on ``[vec X ; 1_y]`` needs to reach ``target`` x
+    the uniform loss, proven (SPEC B4): a width-``w`` net sees ``y`` and ``w`` linear
+    functionals of ``vec X``, whose least loss is ``fcn_bottleneck_loss``; exact arithmetic."""
+    limit = uniform_attention_loss(T, q, d) * Fraction(target)
+    width = next(w for w in range(T * d + 1) if fcn_bottleneck_loss(T, q, d, w) <= limit)
+    return {"T": T, "width_star": width, "params": count(T * d + T, width, d)}
 
 
 def select_frontier(

@@ -32,13 +32,6 @@ def parse_sizes(name: str, text: str, low: int) -> list[int]:
     return sizes
 
 
-def params(point: dict) -> str:
-    """``median [low-high]`` over the seed groups."""
-    if point["params"] is None or point["params_low"] == point["params_high"]:
-        return str(point["params"])
-    return f"{point['params']} [{point['params_low']}-{point['params_high']}]"
-
-
 def show(result: dict, size: str) -> None:
     groups = result["transformer"][0]["groups"]
     title = f"parameters needed vs {size}"
@@ -55,10 +48,10 @@ def show(result: dict, size: str) -> None:
         table.add_row(
             str(t[size]),
             str(t["m_star"]),
-            params(t),
+            frontier.params_span(t),
             rate(t),
             str(f["width_star"]),
-            params(f),
+            frontier.params_span(f),
             rate(f),
         )
     Console().print(table)
@@ -66,14 +59,10 @@ def show(result: dict, size: str) -> None:
     ratio = fit["param_ratio_at_largest"]
     Console().print(
         f"log-log slope of params vs {size}: "
-        f"transformer {fmt(fit['transformer']['loglog_slope'])}, "
-        f"FCN {fmt(fit['fcn']['loglog_slope'])}; "
-        f"FCN/transformer params at {size}={ratio[size]}: {fmt(ratio['ratio'])}"
+        f"transformer {frontier.fmt(fit['transformer']['loglog_slope'])}, "
+        f"FCN {frontier.fmt(fit['fcn']['loglog_slope'])}; "
+        f"FCN/transformer params at {size}={ratio[size]}: {frontier.fmt(ratio['ratio'])}"
     )
-
-
-def fmt(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"
 
 
 @app.command("xor")

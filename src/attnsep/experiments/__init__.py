@@ -15,6 +15,7 @@ MODULES = (
     "select_length",
     "separation_xor",
     "fcn_selection",
+    "separation_select",
 )
 
 

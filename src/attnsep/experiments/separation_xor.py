@@ -92,30 +92,18 @@ def verdict(records: list[Record], config: Config) -> dict:
     t, f = points(records, "transformer"), points(records, "fcn")
     ts, fs = frontier.growth(t)["loglog_slope"], frontier.growth(f)["loglog_slope"]
     table = "; ".join(
-        f"d={a['d']}: transformer {span(a)} vs FCN {span(b)}" for a, b in zip(t, f, strict=True)
+        f"d={a['d']}: transformer {frontier.params_span(a)} vs FCN {frontier.params_span(b)}"
+        for a, b in zip(t, f, strict=True)
     )
     ok = ts is not None and fs is not None and ts <= 0.5 and fs >= 0.8
     ratio = (f[-1]["params"] / t[-1]["params"]) if (t[-1]["params"] and f[-1]["params"]) else None
     return {
-        "measured": f"{table}; log-log slopes: transformer {frontier_fmt(ts)}, FCN "
-        f"{frontier_fmt(fs)}; parameter ratio at d={t[-1]['d']}: {frontier_fmt(ratio)}",
+        "measured": f"{table}; log-log slopes: transformer {frontier.fmt(ts)}, FCN "
+        f"{frontier.fmt(fs)}; parameter ratio at d={t[-1]['d']}: {frontier.fmt(ratio)}",
         "verdict": "reproduced" if ok else "not reproduced",
         "criterion": "FCN parameters grow at least linearly (log-log slope >= 0.8) and the "
         "transformer's no faster than polylog (slope <= 0.5)",
     }
-
-
-def span(point: Record) -> str:
-    """``median [min-max]`` of a parameter count over the seed groups."""
-    if point["params"] is None:
-        return "not reached"
-    if point["params_low"] == point["params_high"]:
-        return f"{point['params']:g}"
-    return f"{point['params']:g} [{point['params_low']:g}-{point['params_high']:g}]"
-
-
-def frontier_fmt(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"
 
 
 EXPERIMENT = register(
