@@ -34,11 +34,7 @@ class Config(SubsetConfig):
 
 
 def split(config: Config) -> list[Config]:
-    return [
-        config.model_copy(update={"T_values": [T], "groups": 1, "seed": seed})
-        for T in config.T_values
-        for seed in frontier.group_seeds(config.seed, config.groups)
-    ]
+    return frontier.group_jobs(config, "T_values")
 
 
 def run(config: Config) -> list[Record]:

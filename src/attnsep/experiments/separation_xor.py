@@ -27,11 +27,7 @@ class Config(ExperimentConfig):
 
 
 def split(config: Config) -> list[Config]:
-    return [
-        config.model_copy(update={"d_values": [d], "groups": 1, "seed": seed})
-        for d in config.d_values
-        for seed in frontier.group_seeds(config.seed, config.groups)
-    ]
+    return frontier.group_jobs(config, "d_values")
 
 
 def run(config: Config) -> list[Record]:
