@@ -7,10 +7,10 @@ of the replicas (``frontier.transformer_select``), repeated over seed groups; ag
 smallest first-layer width any FCN can have at that loss (``frontier.fcn_select_bound``, a
 theorem, SPEC B4), as parameters of the narrowest such two-layer net. The FCN side is not
 trained here: B5.4 checks trained MLPs against the floor, and at ``d = 2`` trained widths sit
-on the bound (14 vs 14 at ``T = 8``, 27 vs 26 at ``T = 16``). The selector's threshold depends
-on its training budget (300 population steps, ``lr`` proportional to ``m_p``): the loss and its
-gradient scale with ``d``, so at small ``d`` the same budget trains less (at ``d = 2``:
-``m_p* = 5, 9, 52`` for ``T = 4, 8, 16``).
+on the bound (trained 14, bound 14 at ``T = 8``; trained 27, bound 26 at ``T = 16``). The
+selector's threshold depends on its training budget (300 population steps, ``lr``
+proportional to ``m_p``): the loss and its gradient scale with ``d``, so at small ``d`` the
+same budget trains less (at ``d = 2``: ``m_p* = 5, 9, 52`` for ``T = 4, 8, 16``).
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from pydantic import Field
 
 from .. import frontier
 from . import plotting
-from .base import Experiment, Positive, Record, SubsetConfig, register
+from .base import Experiment, InputLength, Record, SubsetConfig, register
 
 
 class Config(SubsetConfig):
     d: int = Field(default=16, ge=1)
     q: int = Field(default=1, ge=1)
-    T_values: list[Positive] = Field(default=[4, 8, 16, 32], min_length=1)
+    T_values: list[InputLength] = Field(default=[4, 8, 16, 32], min_length=1)
     seeds: int = Field(default=4, ge=1)
     groups: int = Field(default=1, ge=1)
     target: float = Field(default=frontier.SELECT_TARGET, gt=0, lt=1)
