@@ -71,22 +71,9 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
             color="black",
             label=f"FCN, proven minimum (slope {slope(fcn)})",
         )
-        ax.plot(
-            [p["T"] for p in selector],
-            [p["params"] for p in selector],
-            marker="o",
-            label=f"selector, trained: m_p^2 (slope {slope(selector)})",
-        )
-        ax.fill_between(
-            [p["T"] for p in selector],
-            [p["params_low"] for p in selector],
-            [p["params_high"] for p in selector],
-            alpha=0.2,
-        )
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log", base=2)
+        label = f"selector, trained: m_p^2 (slope {slope(selector)})"
+        plotting.params_band(ax, selector, "T", label)
         ax.set_xlabel("sequence length T")
-        ax.set_ylabel("trainable parameters needed")
         ax.set_title(
             f"Token selection, d={config.d}, q={config.q}: loss <= {config.target:g} x uniform",
             fontsize=10,

@@ -59,23 +59,9 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
             ("fcn", "two-layer ReLU (width (d+2)+1)"),
         ):
             rows = [r for r in points(records, model) if r["params"] is not None]
-            slope = frontier.growth(rows)["loglog_slope"]
-            ax.plot(
-                [r["d"] for r in rows],
-                [r["params"] for r in rows],
-                marker="o",
-                label=f"{label}: slope {slope:.2f}" if slope is not None else label,
-            )
-            ax.fill_between(
-                [r["d"] for r in rows],
-                [r["params_low"] for r in rows],
-                [r["params_high"] for r in rows],
-                alpha=0.2,
-            )
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log", base=2)
+            slope = frontier.fmt(frontier.growth(rows)["loglog_slope"])
+            plotting.params_band(ax, rows, "d", f"{label}: slope {slope}")
         ax.set_xlabel("input length d")
-        ax.set_ylabel("trainable parameters needed")
         groups = max((r["groups"] for r in points(records, "fcn")), default=1)
         ax.set_title(
             f"Sparse XOR: parameters needed (median; band: {groups} seed groups)", fontsize=10
