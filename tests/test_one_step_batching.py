@@ -10,12 +10,9 @@ import torch
 
 from attnsep import one_step
 from attnsep.embeddings import per_replica_matmul
-from attnsep.one_step import OneStepConfig, run_one_step
+from attnsep.one_step import REPLICA_FIELDS, OneStepConfig, run_one_step
 from attnsep.positional import ROW_BLOCK, block_normals, sphere_embeddings
 from attnsep.rng import generator
-
-FIELDS = ("support", "theta_before", "theta_after", "loss_before", "loss_after", "mass_after")
-FIELDS += ("certified_error", "specialized", "collapsed")
 
 
 @pytest.mark.parametrize("width", [1, 3, 5, 32, 33])
@@ -34,7 +31,7 @@ def test_a_batch_over_the_budget_is_split_into_held_batches(monkeypatch):
     calls = []
     split = run_one_step(big, progress=lambda done, total: calls.append(done))
     assert calls == [4, 7]
-    for name in FIELDS:
+    for name in REPLICA_FIELDS:
         assert np.array_equal(getattr(split, name), getattr(looped, name)), name
 
 

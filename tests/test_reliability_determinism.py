@@ -8,28 +8,14 @@ replicas a replica landed in." Checked for ``run_one_step`` (repeated runs, ``re
 
 from __future__ import annotations
 
-import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 import pytest
 import torch
 
-from attnsep.cli import main
-from attnsep.one_step import OneStepConfig, OneStepResult, run_one_step
-
-FIELDS = (
-    "support",
-    "theta_before",
-    "theta_after",
-    "loss_before",
-    "loss_after",
-    "mass_after",
-    "certified_error",
-    "specialized",
-    "collapsed",
-)
+from attnsep.one_step import REPLICA_FIELDS, OneStepConfig, OneStepResult, run_one_step
+from cli_support import attnsep
 
 # (d, m, k, extra): XOR at the usual shapes, an empirical gradient, other attention maps,
 # and odd shapes (k = 1 or 3 heads, m not a multiple of 4) where batched BLAS kernels may
@@ -49,7 +35,7 @@ SEEDS = 7
 def differences(a: OneStepResult, b: OneStepResult, rows: slice = slice(None)) -> dict:
     """``{field: max |a - b|}`` for every field that is not bitwise equal."""
     out = {}
-    for name in FIELDS:
+    for name in REPLICA_FIELDS:
         x, y = getattr(a, name)[rows], getattr(b, name)
         if not np.array_equal(x, y):
             out[name] = float(np.abs(x.astype(np.float64) - y.astype(np.float64)).max())
@@ -84,23 +70,12 @@ def test_one_step_with_two_threads_is_independent_of_the_replica_batch():
         torch.set_num_threads(previous)
 
 
-def cli(*args: str) -> tuple[object, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            main(list(args))
-            code: object = 0
-        except SystemExit as exit_:
-            code = exit_.code
-    return code, out.getvalue(), err.getvalue()
-
-
 def test_select_train_json_is_identical_across_two_runs():
     args = ("select", "train", "--d", "2", "--T", "4", "--q", "1", "--pe-dim", "8")
     args += ("--steps", "20", "--seeds", "2", "--json")
     outputs = []
     for _ in range(2):
-        code, stdout, stderr = cli(*args)
+        code, stdout, stderr = attnsep(*args)
         assert code == 0, stderr
         report = json.loads(stdout)
         report.pop("seconds")  # wall-clock time, the one field that may differ
@@ -112,6 +87,6 @@ def test_select_train_json_is_identical_across_two_runs():
 
 def test_xor_one_step_json_is_identical_across_two_runs():
     args = ("xor", "one-step", "--d", "40", "--m", "8", "--seeds", "5", "--seed", "2", "--json")
-    first, second = cli(*args), cli(*args)
+    first, second = tuple(attnsep(*args)), tuple(attnsep(*args))
     assert first[0] == second[0] == 0
     assert first[1] == second[1]

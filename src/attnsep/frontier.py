@@ -81,6 +81,12 @@ def fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 
+def combine_groups(records: list[dict[str, Any]], size: str) -> list[dict[str, Any]]:
+    """Per-group records (one per size and seed group) -> one combined point per size, sorted."""
+    sizes = sorted({r[size] for r in records})
+    return [combine([r for r in records if r[size] == n]) for n in sizes]
+
+
 def _point(
     size_name: str, size: int, knob: str, star: int | None, params: int | None, probes
 ) -> dict:

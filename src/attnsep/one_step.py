@@ -6,7 +6,7 @@ comes from its own streams, so the results do not depend on the batch split.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 import torch
@@ -126,6 +126,12 @@ class OneStepResult:
     @property
     def trainable_params(self) -> int:
         return QueryHeads.trainable_params(self.config.k, self.config.m)
+
+
+REPLICA_FIELDS = tuple(
+    f.name for f in fields(OneStepResult) if f.name not in ("config", "eta", "embeddings")
+)
+"""The per-replica arrays of a result that every run fills (``embeddings`` only when kept)."""
 
 
 def _run_batch(

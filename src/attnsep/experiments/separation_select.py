@@ -51,8 +51,7 @@ def run(config: Config) -> list[Record]:
 
 def points(records: list[Record]) -> list[Record]:
     """Per ``T``: the median seed group's selector with the range over the groups."""
-    Ts = sorted({r["T"] for r in records})
-    return [frontier.combine([r for r in records if r["T"] == T]) for T in Ts]
+    return frontier.combine_groups(records, "T")
 
 
 def bounds(config: Config, Ts: list[int]) -> list[Record]:

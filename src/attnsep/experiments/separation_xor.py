@@ -45,10 +45,7 @@ def run(config: Config) -> list[Record]:
 
 def points(records: list[Record], model: str) -> list[Record]:
     """Per ``d``: the median seed group's point with the range over the groups."""
-    ds = sorted({r["d"] for r in records if r["model"] == model})
-    return [
-        frontier.combine([r for r in records if r["model"] == model and r["d"] == d]) for d in ds
-    ]
+    return frontier.combine_groups([r for r in records if r["model"] == model], "d")
 
 
 def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
