@@ -5,29 +5,23 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 
 from attnsep import frontier
 from attnsep.exact.selection import fcn_bottleneck_loss, uniform_attention_loss
 from attnsep.models.mlp import count
-from attnsep.search import Probe, loglog_slope, smallest_passing, wilson_interval
+from attnsep.metrics.stats import threshold_draws
+from attnsep.search import Probe, probe_matrix, smallest_passing
 from cli_support import attnsep
-
-
-def test_wilson_interval_contains_the_rate_and_shrinks():
-    low, high = wilson_interval(8, 10)
-    assert low < 0.8 < high
-    low2, high2 = wilson_interval(80, 100)
-    assert high2 - low2 < high - low
-    assert wilson_interval(0, 5)[0] == 0.0 and wilson_interval(5, 5)[1] == pytest.approx(1.0)
 
 
 def test_smallest_passing_finds_a_monotone_threshold_with_few_probes():
     calls = []
 
-    def evaluate(size: int) -> tuple[int, int]:
+    def evaluate(size: int) -> list[bool]:
         calls.append(size)
-        return (10 if size >= 37 else 0), 10
+        return [size >= 37] * 10
 
     star, probes = smallest_passing(evaluate, 0.9, 1, 1000)
     assert star == 37
@@ -36,13 +30,26 @@ def test_smallest_passing_finds_a_monotone_threshold_with_few_probes():
 
 
 def test_smallest_passing_reports_none_at_the_limit():
-    star, probes = smallest_passing(lambda size: (0, 4), 0.5, 3, 20)
+    star, probes = smallest_passing(lambda size: [False] * 4, 0.5, 3, 20)
     assert star is None and probes[-1].size == 20
 
 
-def test_loglog_slope_of_a_power_law():
-    xs = [2.0, 4.0, 8.0, 16.0]
-    assert loglog_slope(xs, [3 * x**1.5 for x in xs]) == pytest.approx(1.5)
+def test_probes_keep_every_replica_and_the_bootstrap_replays_the_search():
+    """On all replicas the first passing stored probe is the bisection's answer."""
+    rng = np.random.default_rng(1)
+    chance = {}
+
+    def evaluate(size: int) -> np.ndarray:
+        chance[size] = min(1.0, size / 40)
+        return rng.random(32) < chance[size]
+
+    star, probes = smallest_passing(evaluate, 0.75, 1, 256)
+    records = [p.as_record() for p in probes]
+    sizes, outcomes = probe_matrix(records)
+    assert outcomes.shape == (32, len(probes))
+    point, draws = threshold_draws(sizes, outcomes, 0.75, resamples=200)
+    assert point == star
+    assert set(draws[np.isfinite(draws)]) <= set(sizes)
 
 
 def test_growth_ignores_sizes_without_a_threshold():
@@ -139,5 +146,5 @@ def test_frontier_bad_input(args, needle):
 
 
 def test_probe_record_has_its_interval():
-    record = Probe(8, 6, 8).as_record()
+    record = Probe(8, (True,) * 6 + (False,) * 2).as_record()
     assert record["rate"] == 0.75 and record["low"] < 0.75 < record["high"]

@@ -11,17 +11,19 @@ shows the median group with the range over the groups (SPEC Part C: bands over s
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from .exact.selection import fcn_bottleneck_loss, uniform_attention_loss
 from .metrics.selection import evaluate_lengths
 from .models.mlp import count
 from .one_step import OneStepConfig, run_one_step
-from .search import loglog_slope, smallest_passing, wilson_interval
+from .metrics.stats import POLYLOG, POWER, wilson
+from .search import smallest_passing
 from .train.fcn import SelectionFCNConfig, XorFCNConfig, train_selection, train_xor
 from .train.selection import POSITION_LR_PER_DIM, SelectionTrainConfig, train
 
@@ -92,7 +94,7 @@ def _point(
 ) -> dict:
     at_star = next((p for p in probes if p.size == star), None)
     low, high = (
-        (None, None) if at_star is None else wilson_interval(at_star.successes, at_star.trials)
+        (None, None) if at_star is None else wilson(at_star.successes, at_star.trials)
     )
     return {
         size_name: size,
@@ -117,10 +119,10 @@ def transformer_xor(
     """Smallest ``m`` whose one-step success rate reaches ``target`` at input length ``d``."""
     collapse: dict[int, float] = {}
 
-    def evaluate(m: int) -> tuple[int, int]:
+    def evaluate(m: int):
         result = run_one_step(OneStepConfig(d=d, m=m, seeds=seeds, seed=seed, device=device))
         collapse[m] = float(result.collapsed.mean())
-        return int(result.success.sum()), seeds
+        return result.success
 
     star, probes = smallest_passing(evaluate, target, 2, m_limit)
     point = _point("d", d, "m_star", star, None if star is None else 2 * star, probes)
@@ -138,9 +140,9 @@ def fcn_xor(
 ) -> dict[str, Any]:
     """Smallest hidden width whose trained two-layer ReLU nets reach ``target`` success."""
 
-    def evaluate(width: int) -> tuple[int, int]:
+    def evaluate(width: int):
         result = train_xor(XorFCNConfig(d=d, width=width, replicas=seeds, seed=seed, **train))
-        return int(result.success.sum()), seeds
+        return result.success.numpy()
 
     star, probes = smallest_passing(evaluate, target, 1, width_limit)
     return _point("d", d, "width_star", star, None if star is None else count(d, star), probes)
@@ -153,8 +155,8 @@ def growth(points: list[dict[str, Any]], size_name: str = "d") -> dict[str, floa
         return {"loglog_slope": None, "log_power": None}
     sizes, params = [p[size_name] for p in found], [p["params"] for p in found]
     return {
-        "loglog_slope": loglog_slope(sizes, params),
-        "log_power": loglog_slope([math.log(s) for s in sizes], params),
+        "loglog_slope": POWER.fit(sizes, params)[1],
+        "log_power": POLYLOG.fit(sizes, params)[1],
     }
 
 
@@ -197,9 +199,9 @@ SELECT_TARGET = 0.2
 uniform-attention loss ``d (T - q) / (q T)``."""
 
 
-def _select_success(losses, T: int, q: int, d: int, target: float) -> tuple[int, int]:
-    limit = target * float(uniform_attention_loss(T, q, d))
-    return int((losses <= limit).sum()), len(losses)
+def _select_success(losses, T: int, q: int, d: int, target: float):
+    """Each replica's success: loss at most ``target`` x the uniform-attention loss."""
+    return np.asarray(losses) <= target * float(uniform_attention_loss(T, q, d))
 
 
 def transformer_select(
@@ -216,7 +218,7 @@ def transformer_select(
     reaches ``target`` x the uniform loss, exactly over the tokens, in a ``FCN_TARGET`` share
     of the replicas."""
 
-    def evaluate(m: int) -> tuple[int, int]:
+    def evaluate(m: int):
         config = SelectionTrainConfig(
             d=d,
             T=T,
@@ -250,7 +252,7 @@ def fcn_select(
 ) -> dict:
     """Smallest hidden width whose MLPs on ``[vec X ; 1_y]`` reach ``target`` x the uniform loss."""
 
-    def evaluate(width: int) -> tuple[int, int]:
+    def evaluate(width: int):
         result = train_selection(
             SelectionFCNConfig(
                 d=d, T=T, q=q, width=width, replicas=seeds, seed=seed, **train_kwargs

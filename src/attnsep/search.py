@@ -1,40 +1,43 @@
-"""Threshold search: the smallest size whose success rate reaches a target (SPEC A7.2, A7.5).
+"""Threshold search: the smallest size whose success rate reaches a target (SPEC A7.2, A7.5,
+Part D).
 
 Probes double from ``start`` until the target is met, then bisect between the last failing
-and the first passing size. Every probe is kept with its Wilson interval.
+and the first passing size, down to a step of one on the integer knob (a caller searching a
+half-octave grid passes the grid's index). Every probe keeps each replica's outcome, so the
+bootstrap (``metrics.stats.threshold_draws``) re-runs the search on resampled replicas
+without recomputing anything.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
+from .metrics.stats import wilson
 from .validate import int_at_least, require
-
-
-def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion (95% by default)."""
-    require(trials >= 1 and 0 <= successes <= trials, "need 0 <= successes <= trials, trials >= 1")
-    p = successes / trials
-    denom = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denom
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass(frozen=True)
 class Probe:
     size: int
-    successes: int
-    trials: int
+    outcomes: tuple[bool, ...]  # one per replica, the same replicas at every probe
+
+    @property
+    def successes(self) -> int:
+        return sum(self.outcomes)
+
+    @property
+    def trials(self) -> int:
+        return len(self.outcomes)
 
     @property
     def rate(self) -> float:
         return self.successes / self.trials
 
     def as_record(self) -> dict:
-        low, high = wilson_interval(self.successes, self.trials)
+        low, high = wilson(self.successes, self.trials)
         return {
             "size": self.size,
             "successes": self.successes,
@@ -42,15 +45,23 @@ class Probe:
             "rate": self.rate,
             "low": low,
             "high": high,
+            "outcomes": [int(o) for o in self.outcomes],
         }
 
 
+def probe_matrix(probes: Sequence[dict]) -> tuple[list[int], np.ndarray]:
+    """Stored probe records -> ``(sizes, replicas x probes outcomes)`` for the bootstrap."""
+    require(bool(probes), "no probes stored")
+    sizes = [p["size"] for p in probes]
+    return sizes, np.array([p["outcomes"] for p in probes], dtype=bool).T
+
+
 def smallest_passing(
-    evaluate: Callable[[int], tuple[int, int]], target: float, start: int, limit: int
+    evaluate: Callable[[int], Sequence[bool]], target: float, start: int, limit: int
 ) -> tuple[int | None, list[Probe]]:
     """Smallest size in ``[start, limit]`` (doubling, then bisection) with a rate ``>= target``.
 
-    ``evaluate(size)`` returns ``(successes, trials)``. Returns ``(None, probes)`` when even
+    ``evaluate(size)`` returns each replica's success. Returns ``(None, probes)`` when even
     ``limit`` fails.
     """
     int_at_least("start", start, 1)
@@ -59,7 +70,7 @@ def smallest_passing(
 
     def passes(size: int) -> bool:
         if size not in probes:
-            probes[size] = Probe(size, *evaluate(size))
+            probes[size] = Probe(size, tuple(bool(o) for o in np.asarray(evaluate(size))))
         return probes[size].rate >= target
 
     size, failing = start, start - 1
@@ -75,12 +86,3 @@ def smallest_passing(
         else:
             failing = middle
     return size, sorted(probes.values(), key=lambda p: p.size)
-
-
-def loglog_slope(xs: list[float], ys: list[float]) -> float:
-    """Least-squares slope of ``log y`` against ``log x``."""
-    require(len(xs) >= 2, "a slope needs at least two points")
-    lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
-    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
-    sxx = sum((a - mx) ** 2 for a in lx)
-    return sum((a - mx) * (b - my) for a, b in zip(lx, ly, strict=True)) / sxx

@@ -9,7 +9,7 @@ import typer
 from ..exact.selection import fcn_loss_floor
 from ..metrics.ensemble import summary
 from ..models.mlp import count
-from ..search import wilson_interval
+from ..metrics.stats import wilson
 from ..train.fcn import (
     OPTIMIZERS,
     XOR_LOSSES,
@@ -30,7 +30,7 @@ app = typer.Typer(
 def xor_summary(cfg: XorFCNConfig, result: XorFCNResult) -> dict[str, Any]:
     """The JSON object of ``fcn xor``; ``final_loss`` is the training objective on the test set."""
     successes = int(result.success.sum())
-    low, high = wilson_interval(successes, cfg.replicas)
+    low, high = wilson(successes, cfg.replicas)
     return {
         "d": cfg.d,
         "width": cfg.width,

@@ -77,11 +77,17 @@ class Experiment:
     version: int = 1  # bump when run() changes its results: stored jobs are then recomputed
 
     def config(self, preset: str = "quick", **overrides: Any) -> ExperimentConfig:
-        """The preset's config with ``overrides`` applied."""
-        base = dict(self.presets.get(preset, {}))
+        """The preset's config with ``overrides`` applied; a claim without a ``standard`` preset
+        runs its ``quick`` sizes there."""
+        fallback = self.presets.get("quick", {}) if preset == "standard" else {}
+        base = dict(self.presets.get(preset, fallback))
         base.update(overrides)
         return parse_config(self.config_type, base, self.name)
 
+
+PRESETS = ("quick", "standard", "full")
+"""``quick``: minutes, may say inconclusive; ``standard``: the sizes that separate the laws
+(about an hour on 2 cores, SPEC Part D); ``full``: paper scale, for a GPU or a cluster."""
 
 REGISTRY: dict[str, Experiment] = {}
 

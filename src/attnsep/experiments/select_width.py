@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from ..search import loglog_slope
+from ..metrics.stats import POWER
 from ..train.selection import POSITION_LR_PER_DIM, SelectionTrainConfig
 from . import plotting
 from .base import (
@@ -121,7 +121,7 @@ def verdict(records: list[Record], config: Config) -> dict:
     needed = needed_widths(records, config.target)
     found = {T: m for T, m in needed.items() if m is not None}
     table = ", ".join(f"T={T}: m_p*={m}" for T, m in needed.items())
-    slope = loglog_slope(list(found), list(found.values())) if len(found) >= 2 else None
+    slope = POWER.fit(list(found), list(found.values()))[1] if len(found) >= 2 else None
     grows = len(found) >= 2 and list(found.values())[-1] > list(found.values())[0]
     ok = len(found) == len(needed) and grows and slope is not None and slope < 1
     return {

@@ -8,7 +8,7 @@ from pydantic import Field, field_validator
 
 from .. import attention
 from ..one_step import OneStepConfig, run_one_step
-from ..search import wilson_interval
+from ..metrics.stats import wilson
 from . import plotting
 from .base import Device, Experiment, ExperimentConfig, InputLength, Positive, Record, register
 
@@ -36,7 +36,7 @@ def split(config: Config) -> list[Config]:
 def outcome_record(config: OneStepConfig, result) -> Record:
     """The per-point record shared by the one-step experiments."""
     successes, trials = int(result.success.sum()), config.seeds
-    low, high = wilson_interval(successes, trials)
+    low, high = wilson(successes, trials)
     return {
         "d": config.d,
         "m": config.m,

@@ -7,7 +7,7 @@ from pathlib import Path
 from pydantic import Field
 
 from ..one_step import OneStepConfig, run_one_step
-from ..search import loglog_slope
+from ..metrics.stats import POWER
 from . import plotting
 from .base import Experiment, ExperimentConfig, InputLength, Positive, Record, register
 from .xor_one_step import outcome_record
@@ -98,7 +98,7 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
 def verdict(records: list[Record], config: Config) -> dict:
     stars = thresholds(records, config.target)
     found = {d: n for d, n in stars.items() if n is not None}
-    slope = loglog_slope(list(found), list(found.values())) if len(found) >= 2 else None
+    slope = POWER.fit(list(found), list(found.values()))[1] if len(found) >= 2 else None
     table = ", ".join(f"d={d}: n*={n}" for d, n in stars.items())
     ok = len(found) == len(stars) and slope is not None
     return {

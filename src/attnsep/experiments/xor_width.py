@@ -8,7 +8,8 @@ from pathlib import Path
 from pydantic import Field
 
 from ..one_step import OneStepConfig, run_one_step
-from ..search import loglog_slope, smallest_passing
+from ..metrics.stats import POLYLOG, POWER
+from ..search import smallest_passing
 from . import plotting
 from .base import Device, Experiment, ExperimentConfig, InputLength, Record, register
 
@@ -30,11 +31,11 @@ def run(config: Config) -> list[Record]:
     records = []
     for d in config.d_values:
 
-        def evaluate(m: int, d: int = d) -> tuple[int, int]:
+        def evaluate(m: int, d: int = d):
             step = OneStepConfig(
                 d=d, m=m, seeds=config.seeds, seed=config.seed, device=config.device
             )
-            return int(run_one_step(step).success.sum()), config.seeds
+            return run_one_step(step).success
 
         m_star, probes = smallest_passing(evaluate, config.target, config.m_start, config.m_limit)
         records.append(
@@ -56,8 +57,8 @@ def fits(records: list[Record]) -> dict:
         return {"loglog_slope": None, "log_power": None, "points": len(found)}
     ds, ms = [r["d"] for r in found], [r["m_star"] for r in found]
     return {
-        "loglog_slope": loglog_slope(ds, ms),
-        "log_power": loglog_slope([math.log(d) for d in ds], ms),
+        "loglog_slope": POWER.fit(ds, ms)[1],
+        "log_power": POLYLOG.fit(ds, ms)[1],
         "points": len(found),
     }
 

@@ -6,11 +6,10 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from .stats import median
+
 
 def summary(values: Iterable[float]) -> dict[str, Any]:
     """``{mean, median, values}`` of finite per-replica numbers."""
     items = [float(v) for v in values]
-    ordered = sorted(items)
-    n = len(ordered)
-    median = ordered[n // 2] if n % 2 else 0.5 * (ordered[n // 2 - 1] + ordered[n // 2])
-    return {"mean": math.fsum(items) / n, "median": median, "values": items}
+    return {"mean": math.fsum(items) / len(items), "median": median(items), "values": items}
