@@ -10,8 +10,8 @@ import pytest
 
 from attnsep import frontier
 from attnsep.exact.selection import fcn_bottleneck_loss, uniform_attention_loss
-from attnsep.models.mlp import count
 from attnsep.metrics.stats import threshold_draws
+from attnsep.models.mlp import count
 from attnsep.search import Probe, probe_matrix, smallest_passing
 from cli_support import attnsep
 

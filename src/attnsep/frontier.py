@@ -20,9 +20,9 @@ import numpy as np
 
 from .exact.selection import fcn_bottleneck_loss, uniform_attention_loss
 from .metrics.selection import evaluate_lengths
+from .metrics.stats import POLYLOG, POWER, wilson
 from .models.mlp import count
 from .one_step import OneStepConfig, run_one_step
-from .metrics.stats import POLYLOG, POWER, wilson
 from .search import smallest_passing
 from .train.fcn import SelectionFCNConfig, XorFCNConfig, train_selection, train_xor
 from .train.selection import POSITION_LR_PER_DIM, SelectionTrainConfig, train
@@ -93,9 +93,7 @@ def _point(
     size_name: str, size: int, knob: str, star: int | None, params: int | None, probes
 ) -> dict:
     at_star = next((p for p in probes if p.size == star), None)
-    low, high = (
-        (None, None) if at_star is None else wilson(at_star.successes, at_star.trials)
-    )
+    low, high = (None, None) if at_star is None else wilson(at_star.successes, at_star.trials)
     return {
         size_name: size,
         knob: star,

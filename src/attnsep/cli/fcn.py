@@ -8,8 +8,8 @@ import typer
 
 from ..exact.selection import fcn_loss_floor
 from ..metrics.ensemble import summary
-from ..models.mlp import count
 from ..metrics.stats import wilson
+from ..models.mlp import count
 from ..train.fcn import (
     OPTIMIZERS,
     XOR_LOSSES,

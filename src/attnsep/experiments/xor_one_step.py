@@ -7,8 +7,8 @@ from pathlib import Path
 from pydantic import Field, field_validator
 
 from .. import attention
-from ..one_step import OneStepConfig, run_one_step
 from ..metrics.stats import wilson
+from ..one_step import OneStepConfig, run_one_step
 from . import plotting
 from .base import Device, Experiment, ExperimentConfig, InputLength, Positive, Record, register
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from pydantic import Field
 
-from ..one_step import OneStepConfig, run_one_step
 from ..metrics.stats import POWER
+from ..one_step import OneStepConfig, run_one_step
 from . import plotting
 from .base import Experiment, ExperimentConfig, InputLength, Positive, Record, register
 from .xor_one_step import outcome_record

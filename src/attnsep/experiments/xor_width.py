@@ -7,8 +7,8 @@ from pathlib import Path
 
 from pydantic import Field
 
-from ..one_step import OneStepConfig, run_one_step
 from ..metrics.stats import POLYLOG, POWER
+from ..one_step import OneStepConfig, run_one_step
 from ..search import smallest_passing
 from . import plotting
 from .base import Device, Experiment, ExperimentConfig, InputLength, Record, register

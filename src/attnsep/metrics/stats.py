@@ -74,7 +74,9 @@ def rate_estimate(name: str, successes: int, trials: int) -> dict:
     return estimate(name, successes / trials, *wilson(successes, trials))
 
 
-def fmt_interval(value: float | None, low: float | None, high: float | None, digits: int = 3) -> str:
+def fmt_interval(
+    value: float | None, low: float | None, high: float | None, digits: int = 3
+) -> str:
     """``value [low, high]`` with ``digits`` significant digits; ``n/a`` and ``inf`` spelled out."""
 
     def one(x: float | None) -> str:
@@ -179,14 +181,19 @@ class Law:
     y_form: Callable[[np.ndarray], np.ndarray]
     y_back: Callable[[np.ndarray], np.ndarray]
 
-    def fit(self, xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:
-        """``(a, b)`` by least squares; ``(nan, nan)`` when a ``y`` is infinite."""
+    def fit(
+        self, xs: Sequence[float], ys: Sequence[float], min_exponent: float | None = None
+    ) -> tuple[float, float]:
+        """``(a, b)`` by least squares; ``(nan, nan)`` when a ``y`` is infinite. With
+        ``min_exponent``, ``b`` is held at least that (the best fit of the constrained law)."""
         x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
         require(len(x) >= 2, f"fitting {self.name} needs at least two points, got {len(x)}")
         if not np.isfinite(y).all():
             return math.nan, math.nan
         v, u = self.x_form(x), self.y_form(y)
         b = float(np.sum((v - v.mean()) * (u - u.mean())) / np.sum((v - v.mean()) ** 2))
+        if min_exponent is not None:
+            b = max(b, min_exponent)
         return float(u.mean() - b * v.mean()), b
 
     def predict(self, params: tuple[float, float], xs: Sequence[float]) -> np.ndarray:
@@ -214,22 +221,25 @@ def held_out(
     values: Sequence[float],
     lows: Sequence[float],
     highs: Sequence[float],
+    min_exponent: float | None = None,
 ) -> dict[str, Any]:
     """Fit ``law`` on the smaller half of the sizes and predict the larger half (SPEC Part D).
 
-    ``inside`` is True when every prediction lies inside its measured interval."""
+    ``inside`` is True when every prediction lies inside its measured interval. ``min_exponent``
+    constrains the law's exponent (a rival "power law with alpha >= 0.25")."""
     order = np.argsort(xs)
     x = np.asarray(xs, dtype=float)[order]
     v = np.asarray(values, dtype=float)[order]
     lo, hi = np.asarray(lows, dtype=float)[order], np.asarray(highs, dtype=float)[order]
     half = max(2, len(x) // 2)
     require(len(x) > half, f"a held-out test needs at least {half + 1} sizes, got {len(x)}")
-    params = law.fit(x[:half], v[:half])
+    params = law.fit(x[:half], v[:half], min_exponent)
     predicted = law.predict(params, x[half:])
     inside = bool(np.all((predicted >= lo[half:] - 1e-9) & (predicted <= hi[half:] + 1e-9)))
     return {
         "law": law.name,
         "formula": law.formula,
+        "min_exponent": min_exponent,
         "fitted_on": x[:half].tolist(),
         "params": list(params),
         "predicted_at": x[half:].tolist(),
@@ -245,12 +255,14 @@ def compare_laws(
     values: Sequence[float],
     lows: Sequence[float],
     highs: Sequence[float],
+    rival_min_exponent: float | None = None,
 ) -> dict[str, Any]:
     """The two-law comparison of SPEC Part D: both laws fitted on the smaller half, judged on
     the larger half. ``decided`` is ``"paper"`` (only the paper's law predicts), ``"rival"``
-    (only the rival does), ``"both"`` or ``"neither"``."""
+    (only the rival does), ``"both"`` or ``"neither"``. ``rival_min_exponent`` holds the
+    rival's exponent at least that (e.g. ``c d^alpha`` with ``alpha >= 0.25``)."""
     p = held_out(paper, xs, values, lows, highs)
-    r = held_out(rival, xs, values, lows, highs)
+    r = held_out(rival, xs, values, lows, highs, rival_min_exponent)
     decided = {
         (True, False): "paper",
         (False, True): "rival",
