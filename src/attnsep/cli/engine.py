@@ -76,6 +76,12 @@ def reproduce(
     quick: bool = typer.Option(
         False, "--quick", help="The quick preset (default): a few minutes on 2 cores."
     ),
+    standard: bool = typer.Option(
+        False,
+        "--standard",
+        help="The sizes that separate the papers' laws from their rivals (SPEC Part D): "
+        "about an hour on 2 cores.",
+    ),
     full: bool = typer.Option(False, "--full", help="Paper-scale sizes, for a GPU or a cluster."),
     only: str | None = typer.Option(None, "--only", help="Comma-separated experiment names."),
     executor: str = typer.Option("process", "--executor", help="inline, process or ray."),
@@ -87,8 +93,9 @@ def reproduce(
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
 ) -> None:
     """Rerun every claim of both papers and write the report (index.html, claims.json)."""
-    require(not (quick and full), "choose one of --quick and --full")
-    preset = "full" if full else "quick"
+    chosen = [name for name, on in (("quick", quick), ("standard", standard), ("full", full)) if on]
+    require(len(chosen) <= 1, f"choose one of --quick, --standard and --full, got {len(chosen)}")
+    preset = chosen[0] if chosen else "quick"
     names = experiment_names(only)
     one_of("executor", executor, EXECUTORS)
     writable_folder(out)
@@ -109,19 +116,24 @@ def reproduce(
         raise typer.Exit(1)
 
 
+VERDICT_COLORS = {
+    "reproduced": "green",
+    "not reproduced": "red",
+    "inconclusive": "yellow",
+    "incomplete": "bright_black",
+}
+
+
 def show_claims(claims: list[dict]) -> None:
+    """The claims table: each verdict in its colour, with its reason in one sentence."""
     table = Table(title="claims", show_lines=False)
-    for column in ("claim", "title", "verdict"):
+    for column in ("claim", "title", "verdict", "reason"):
         table.add_column(column)
     for c in claims:
-        color = (
-            "green"
-            if c["verdict"].startswith("reproduced")
-            else "yellow"
-            if c["verdict"] == "incomplete"
-            else "red"
+        color = VERDICT_COLORS.get(c["verdict"], "green")
+        table.add_row(
+            c["claim"], c["title"], f"[{color}]{c['verdict']}[/{color}]", c.get("reason", "")
         )
-        table.add_row(c["claim"], c["title"], f"[{color}]{c['verdict']}[/{color}]")
     Console().print(table)
 
 
@@ -133,7 +145,7 @@ def sweep(
         None, "--config", help="TOML/YAML file with [set] and [grid]."
     ),
     preset: str = typer.Option(
-        "quick", "--preset", help="Preset the fields start from: quick or full."
+        "quick", "--preset", help="Preset the fields start from: quick, standard or full."
     ),
     executor: str = typer.Option("process", "--executor", help="inline, process or ray."),
     address: str | None = typer.Option(None, "--address", help="Ray cluster address."),
@@ -142,7 +154,7 @@ def sweep(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Run an experiment over a grid of its config fields; results go to the store."""
-    one_of("preset", preset, ["quick", "full"])
+    one_of("preset", preset, base.PRESETS)
     one_of("executor", executor, EXECUTORS)
     base.get(experiment)
     fixed, axes = {}, {}

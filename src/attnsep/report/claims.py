@@ -49,11 +49,15 @@ def build_claims(store: Store, names: list[str], preset: str, out: Path) -> list
                 measured=f"{len(finished)} of {len(jobs)} jobs finished"
                 + (f"; first error: {errors[0]}" if errors else ""),
                 verdict="incomplete",
+                reason="not every job of this claim has finished; rerun the command to resume",
+                estimates=[],
                 figures=[],
             )
         else:
             records = [rec for row in finished for rec in row["records"]]
             claim.update(exp.verdict(records, config))
+            claim.setdefault("reason", claim.get("criterion", ""))
+            claim.setdefault("estimates", [])
             claim["figures"] = [
                 str(p.relative_to(out)) for p in exp.figure(records, config, out / "figures")
             ]

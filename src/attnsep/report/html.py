@@ -24,7 +24,10 @@ table.summary th, table.summary td { text-align: left; padding: 6px 10px;
 .badge { display: inline-block; padding: 1px 9px; border-radius: 10px; font-size: 13px;
   font-weight: 600; }
 .ok { background: #dff3e4; color: #17692e; } .bad { background: #fbe2e2; color: #9b1c1c; }
-.open { background: #fff1cc; color: #7a5a00; }
+.open { background: #fff1cc; color: #7a5a00; } .none { background: #eceef1; color: #4a5263; }
+table.estimates { border-collapse: collapse; font-size: 14px; }
+table.estimates td, table.estimates th { padding: 2px 10px; border-bottom: 1px solid #eef0f3;
+  text-align: right; } table.estimates td:first-child { text-align: left; }
 dl { display: grid; grid-template-columns: 130px 1fr; gap: 6px 14px; }
 dt { color: #5b6475; font-weight: 600; } dd { margin: 0; }
 code { background: #f0f2f5; padding: 1px 5px; border-radius: 4px; font-size: 13.5px; }
@@ -32,18 +35,38 @@ img { max-width: 100%; border: 1px solid #e3e6eb; margin-top: 12px; }
 """
 
 
+BADGES = {"reproduced": "ok", "not reproduced": "bad", "inconclusive": "open", "incomplete": "none"}
+
+
 def badge(verdict: str) -> str:
-    kind = (
-        "ok" if verdict.startswith("reproduced") else "open" if verdict == "incomplete" else "bad"
+    """The verdict in its colour: green, red, amber (inconclusive), grey (incomplete)."""
+    return f'<span class="badge {BADGES.get(verdict, "ok")}">{escape(verdict)}</span>'
+
+
+def number(x: float | None) -> str:
+    return "∞" if x is None else f"{x:.4g}"
+
+
+def estimates_table(estimates: list[dict[str, Any]]) -> str:
+    """Every estimate with its 95% interval (a missing upper bound is open: ∞)."""
+    if not estimates:
+        return ""
+    rows = "".join(
+        f"<tr><td>{escape(e['name'])}</td><td>{number(e['value'])}</td>"
+        f"<td>[{'n/a' if e['low'] is None else number(e['low'])}, {number(e['high'])}]</td></tr>"
+        for e in estimates
     )
-    return f'<span class="badge {kind}">{escape(verdict)}</span>'
+    return (
+        "<dt>Estimates</dt><dd><table class='estimates'><tr><th>quantity</th><th>value</th>"
+        f"<th>95% interval</th></tr>{rows}</table></dd>"
+    )
 
 
 def render(claims: list[dict[str, Any]], preset: str) -> str:
     rows = "".join(
         f'<tr><td><a href="#{escape(c["name"])}">{escape(c["claim"])}</a></td>'
         f"<td>{escape(c['title'])}</td>"
-        f"<td>{badge(c['verdict'])}</td></tr>"
+        f"<td>{badge(c['verdict'])}</td><td>{escape(c.get('reason', ''))}</td></tr>"
         for c in claims
     )
     sections = []
@@ -58,7 +81,9 @@ def render(claims: list[dict[str, Any]], preset: str) -> str:
             f'<section id="{escape(c["name"])}"><h2>{escape(c["claim"])} — {escape(c["title"])} '
             f"{badge(c['verdict'])}</h2><dl>"
             f"<dt>Paper</dt><dd>{escape(c['paper'])}</dd>"
+            f"<dt>Verdict</dt><dd>{escape(c.get('reason', ''))}</dd>"
             f"<dt>Measured</dt><dd>{escape(c['measured'])}</dd>{criterion}"
+            f"{estimates_table(c.get('estimates', []))}"
             f"<dt>Rerun</dt><dd><code>{escape(c['command'])}</code></dd>"
             f"<dt>Compute</dt><dd>{c['jobs_done']} of {c['jobs']} jobs, {c['seconds']:.1f} s</dd>"
             f"</dl>{figures}</section>"
@@ -71,7 +96,8 @@ def render(claims: list[dict[str, Any]], preset: str) -> str:
         "<h1>attnsep: the separations, measured</h1>"
         f"<p class='sub'>Preset <b>{escape(preset)}</b> · generated {stamp} · "
         "rerun everything with <code>attnsep reproduce</code></p>"
-        "<table class='summary'><tr><th>claim</th><th>statement</th><th>verdict</th></tr>"
+        "<table class='summary'><tr><th>claim</th><th>statement</th><th>verdict</th>"
+        "<th>why</th></tr>"
         f"{rows}</table>" + "".join(sections) + "</main></body></html>"
     )
 
