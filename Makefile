@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 # The CPU build of torch lies on this machine's disk; pinning it avoids a multi-GB CUDA download.
 TORCH  ?= torch==2.13.0
 
-.PHONY: install reproduce test bench lint clean
+.PHONY: install reproduce test bench bench-standard lint clean
 
 install: $(STAMP)
 
@@ -24,6 +24,9 @@ test: install
 
 bench: install
 	$(PY) bench/run.py
+
+bench-standard: install
+	$(PY) bench/run.py --only standard_xor --out bench/results-standard.json
 
 lint: install
 	$(VENV)/bin/ruff check src tests bench

@@ -1,7 +1,8 @@
 """Target 7: the whole quick reproduction, wall time and where it goes (no target ratio).
 
 ``attnsep reproduce --quick --store <tmp>/s.sqlite --out <tmp>/report --quiet`` in a child
-process, from an empty store; then the store's per-job ``seconds``, summed by experiment
+process, from an empty store (``reproduction(preset, only)`` runs any
+preset: target 8); then the store's per-job ``seconds``, summed by experiment
 (``attnsep.engine.store.Store(path).rows()``), name the five most expensive experiments.
 The summed job seconds exceed the wall time when the process executor runs jobs in parallel.
 """
@@ -17,12 +18,14 @@ from common import VENV_BIN, fmt_bytes, row, run_child
 from attnsep.engine.store import Store
 
 
-def run() -> list[dict]:
+def reproduction(label: str, preset: str, only: str | None = None) -> list[dict]:
+    """``attnsep reproduce --PRESET [--only ONLY]`` from an empty store: one row."""
     with tempfile.TemporaryDirectory(prefix="attnsep-bench-") as tmp:
         store_path = Path(tmp) / "s.sqlite"
-        args = [str(VENV_BIN / "attnsep"), "reproduce", "--quick", "--store", str(store_path)]
+        args = [str(VENV_BIN / "attnsep"), "reproduce", f"--{preset}", "--store", str(store_path)]
         args += ["--out", str(Path(tmp) / "report"), "--quiet"]
-        code, wall, peak, out = run_child(args, timeout=1800)
+        args += [] if only is None else ["--only", only]
+        code, wall, peak, out = run_child(args, timeout=4 * 3600)
         seconds: Counter[str] = Counter()
         jobs: defaultdict[str, int] = defaultdict(int)
         failed = 0
@@ -46,7 +49,7 @@ def run() -> list[dict]:
         note += "; " + (out.strip().splitlines()[-1] if out.strip() else "")
     return [
         row(
-            "7 quick reproduction: wall time",
+            label,
             f"{wall:.1f} s",
             f"jobs {total_jobs:.1f} s",
             None,
@@ -55,6 +58,10 @@ def run() -> list[dict]:
             note,
         )
     ]
+
+
+def run() -> list[dict]:
+    return reproduction("7 quick reproduction: wall time", "quick")
 
 
 if __name__ == "__main__":
