@@ -1,0 +1,47 @@
+"""The report shows each of the three verdicts in its own colour, with its reason and estimates."""
+
+from __future__ import annotations
+
+import json
+
+from attnsep.cli.engine import VERDICT_COLORS
+from attnsep.metrics import stats
+from attnsep.report.html import BADGES, render, write_report
+
+
+def claim(verdict: str, estimates: list[dict]) -> dict:
+    return {
+        "claim": "A7.9",
+        "name": f"claim-{verdict.replace(' ', '-')}",
+        "title": "a claim",
+        "paper": "the paper says so",
+        "command": "attnsep reproduce --standard --only x",
+        "jobs": 1,
+        "jobs_done": 1,
+        "seconds": 1.0,
+        "figures": [],
+        **stats.claim(verdict, f"because {verdict}", "numbers", "the rule", estimates),
+    }
+
+
+def test_three_outcomes_three_colours_in_page_and_table():
+    claims = [
+        claim(stats.REPRODUCED, [stats.rate_estimate("rate", 60, 64)]),
+        claim(stats.NOT_REPRODUCED, [stats.estimate("exponent", 0.7, 0.55, 0.9)]),
+        claim(stats.INCONCLUSIVE, [stats.estimate("m*", 12, 10, float("inf"))]),
+    ]
+    page = render(claims, "standard")
+    for outcome in stats.OUTCOMES:
+        assert f'<span class="badge {BADGES[outcome]}">{outcome}</span>' in page
+        assert f"because {outcome}" in page
+    assert len({BADGES[o] for o in stats.OUTCOMES}) == 3
+    assert len({VERDICT_COLORS[o] for o in stats.OUTCOMES}) == 3
+    assert "[10, ∞]" in page  # an open upper bound
+
+
+def test_claims_json_carries_verdict_reason_and_estimates(tmp_path):
+    estimates = [stats.estimate("m*", 12, 10, float("inf"))]
+    write_report([claim(stats.INCONCLUSIVE, estimates)], "standard", tmp_path)
+    (saved,) = json.loads((tmp_path / "claims.json").read_text())["claims"]
+    assert saved["verdict"] == "inconclusive" and saved["reason"] == "because inconclusive"
+    assert saved["estimates"] == [{"name": "m*", "value": 12.0, "low": 10.0, "high": None}]
