@@ -59,14 +59,20 @@ def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def finite_or_none(x: float | None) -> float | None:
+    """``x`` as a plain float, or ``None`` when missing or not finite (JSON-safe)."""
+    return None if x is None or not math.isfinite(x) else float(x)
+
+
 def estimate(name: str, value: float | None, low: float | None, high: float | None) -> dict:
     """One entry of a claim's ``estimates``: ``{"name", "value", "low", "high"}`` (JSON-safe:
     an infinite bound, e.g. a threshold beyond the search limit, is ``None``)."""
-
-    def plain(x: float | None) -> float | None:
-        return None if x is None or not math.isfinite(x) else float(x)
-
-    return {"name": name, "value": plain(value), "low": plain(low), "high": plain(high)}
+    return {
+        "name": name,
+        "value": finite_or_none(value),
+        "low": finite_or_none(low),
+        "high": finite_or_none(high),
+    }
 
 
 def rate_estimate(name: str, successes: int, trials: int) -> dict:
@@ -241,9 +247,9 @@ def held_out(
         "formula": law.formula,
         "min_exponent": min_exponent,
         "fitted_on": x[:half].tolist(),
-        "params": list(params),
+        "params": [finite_or_none(p) for p in params],
         "predicted_at": x[half:].tolist(),
-        "predicted": [float(p) for p in predicted],
+        "predicted": [finite_or_none(p) for p in predicted],
         "inside": inside and bool(np.isfinite(predicted).all()),
     }
 
