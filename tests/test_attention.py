@@ -84,3 +84,57 @@ def test_erf_is_bounded_and_stable() -> None:
     g = attention.erf(s)
     assert torch.isfinite(g).all()
     assert (g.abs() <= 1 / 6 + 1e-15).all()
+
+
+def test_normalized_erf_matches_the_definition_and_sums_to_one() -> None:
+    s = scores(3, 2, 7, scale=2.0)
+    raw = torch.special.erfc(-s)  # 1 + erf(s) without the cancellation at negative s
+    torch.testing.assert_close(
+        attention.normalized_erf(s), raw / raw.sum(dim=-1, keepdim=True), rtol=1e-12, atol=0
+    )
+    for scale in (1.0, 1e2, 1e6, 1e300):
+        g = attention.normalized_erf(scores(4, 2, 9, scale=scale, seed=2))
+        assert torch.isfinite(g).all() and (g >= 0).all()
+        torch.testing.assert_close(g.sum(dim=-1), torch.ones(4, 2, dtype=torch.float64))
+
+
+def test_normalized_erf_where_one_plus_erf_underflows() -> None:
+    # 1 + erf(s) is 0 in float64 below s ~ -6: the weights stay the normalized tails
+    s = torch.tensor([[-40.0, -40.0, -60.0], [-1e4, -1e4, -1e4]], dtype=torch.float64)
+    g = attention.normalized_erf(s)
+    assert torch.isfinite(g).all()
+    torch.testing.assert_close(g[0, :2], torch.full((2,), 0.5, dtype=torch.float64))
+    torch.testing.assert_close(g[1], torch.full((3,), 1 / 3, dtype=torch.float64))
+
+
+def test_normalized_erf_gradient() -> None:
+    for scale in (1.0, 5.0):
+        s = scores(3, 6, scale=scale, seed=3).requires_grad_(True)
+        assert torch.autograd.gradcheck(attention.normalized_erf, (s,))
+    far = torch.tensor([[-30.0, -29.0, -35.0, 2.0]], dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(attention.normalized_erf, (far,))
+
+
+def test_normalized_erf_represents_a_unit_vector() -> None:
+    """Unlike ``erf / d``, a large score gap puts (almost) all the weight on one position."""
+    d = 9
+    s = torch.full((d,), -3.0, dtype=torch.float64)
+    s[4] = 3.0
+    g = attention.normalized_erf(s)
+    assert g[4] > 0.999 and g.argmax() == 4
+    assert attention.erf(s).abs().max() <= 1 / d
+
+
+def test_shifted_erf_is_the_normalized_erf_of_shifted_scores_and_can_be_one_hot() -> None:
+    s = scores(3, 2, 7, seed=5)
+    shifted = attention.shifted_erf(s)
+    top = s.max(dim=-1, keepdim=True).values
+    torch.testing.assert_close(shifted, attention.normalized_erf(s - top), rtol=0, atol=0)
+    torch.testing.assert_close(shifted.sum(dim=-1), torch.ones(3, 2, dtype=s.dtype))
+    # along theta = c v_i the weight on i goes to 1, which normalized-erf cannot do (d >> m)
+    V = torch.nn.functional.normalize(
+        torch.randn(256, 8, generator=torch.Generator().manual_seed(0), dtype=torch.float64), dim=1
+    )
+    theta = 200.0 * V[3]
+    assert attention.shifted_erf(V @ theta)[3] > 0.99
+    assert attention.normalized_erf(V @ theta).max() < 0.05

@@ -1,7 +1,9 @@
 """Attention maps ``sigma``: scores ``s = V theta`` (last axis, length ``d``) to weights (SPEC A2).
 
 Each map is one function registered by name; ``softmax`` is the exact map of the papers,
-``linear`` and ``erf`` are the component-wise substitutes they compare against.
+``linear`` and ``erf`` are the component-wise substitutes they compare against, and
+``normalized-erf`` and ``shifted-erf`` normalized substitutes with bounded tails (SPEC Part D,
+A7.3).
 """
 
 from __future__ import annotations
@@ -53,3 +55,21 @@ def erf(scores: torch.Tensor) -> torch.Tensor:
 def sigmoid(scores: torch.Tensor) -> torch.Tensor:
     """``sigmoid(s_i) / d``: a bounded component-wise map, not normalized across positions."""
     return torch.sigmoid(scores) / scores.shape[-1]
+
+
+@register("normalized-erf")
+def normalized_erf(scores: torch.Tensor) -> torch.Tensor:
+    """``(1 + erf(s_i)) / sum_j (1 + erf(s_j))`` (SPEC D, A7.3): normalized like softmax, with
+    bounded tails. Since ``1 + erf(s) = 2 Phi(sqrt(2) s)``, it is the softmax of
+    ``log Phi(sqrt(2) s)``, which stays finite where ``1 + erf(s)`` underflows to 0."""
+    return torch.softmax(torch.special.log_ndtr(scores * 2**0.5), dim=-1)
+
+
+@register("shifted-erf")
+def shifted_erf(scores: torch.Tensor) -> torch.Tensor:
+    """``(1 + erf(s_i − max s)) / sum_j (1 + erf(s_j − max s))``: the normalized erf made
+    shift-invariant like softmax. ``normalized-erf`` cannot put more than about ``2/d`` on one
+    position when ``s = V theta`` (about half the scores are positive, and ``1 + erf`` saturates at
+    2); this one can represent ``e_i``, so A7.3 is not decided by expressivity alone."""
+    top = scores.max(dim=-1, keepdim=True).values
+    return normalized_erf(scores - top)
