@@ -14,11 +14,16 @@ from cli_support import Outcome, attnsep  # noqa: F401  (re-exported for the eng
 CLI = "import sys; from attnsep.cli import main; main(sys.argv[1:])"
 
 # Cheap jobs of the one-step experiment (a few hundredths of a second each once warm).
-TINY = {"d_values": [16, 32], "m_values": [4], "seeds": 4}
+TINY = {"d_values": [16, 32], "m_values": [4], "seeds": 4, "series": ["fixed"]}
 
 # Twelve one-step jobs of roughly 0.2-0.5 s each: long enough to kill a sweep between two of them.
-SLOW_SET = ["seeds=24", "d_values=[2048,4096,8192]", "m_values=[32,40,48,56]"]
-SLOW_FIXED = {"seeds": 24, "d_values": [2048, 4096, 8192], "m_values": [32, 40, 48, 56]}
+SLOW_SET = ["seeds=24", "d_values=[2048,4096,8192]", "m_values=[32,40,48,56]", 'series=["fixed"]']
+SLOW_FIXED = {
+    "seeds": 24,
+    "d_values": [2048, 4096, 8192],
+    "m_values": [32, 40, 48, 56],
+    "series": ["fixed"],
+}
 
 
 def spawn(args: list[str], cwd: Path, **kwargs: Any) -> subprocess.Popen:

@@ -69,7 +69,7 @@ def test_parse_assignment_refuses_with_one_line(text, grid):
 
 def test_grid_is_the_cartesian_product_over_the_preset():
     grid = {"d_values": [[16], [32], [16, 32]], "seeds": [4, 8]}
-    configs = expand_grid("one-step", "quick", {"m_values": [4]}, grid)
+    configs = expand_grid("one-step", "quick", {"m_values": [4], "series": ["fixed"]}, grid)
     assert len(configs) == 3 * 2
     got = sorted((tuple(c.d_values), c.seeds) for c in configs)
     want = sorted((tuple(d), s) for d, s in itertools.product(grid["d_values"], grid["seeds"]))
@@ -88,7 +88,7 @@ def test_set_overrides_the_preset_and_keeps_the_rest():
     quick = ONE_STEP.presets["quick"]
     config = ONE_STEP.config("quick", seeds=4)
     assert config.seeds == 4 != quick["seeds"]
-    assert config.d_values == quick["d_values"] and config.m_values == quick["m_values"]
+    assert config.d_values == quick["d_values"] and config.series == ["schedule", "fixed"]
     (only,) = expand_grid("one-step", "quick", {"seeds": 4}, {})
     assert only == config
     assert expand_grid("one-step", "full", {}, {})[0].seeds == ONE_STEP.presets["full"]["seeds"]
@@ -176,10 +176,11 @@ def write(path, text):
 
 def test_toml_set_and_grid_tables(tmp_path):
     file = write(
-        tmp_path / "c.toml", "[set]\nseeds = 4\nm_values = [4]\n\n[grid]\nd_values = [[16], [32]]\n"
+        tmp_path / "c.toml",
+        '[set]\nseeds = 4\nm_values = [4]\nseries = ["fixed"]\n\n[grid]\nd_values = [[16], [32]]\n',
     )
     assert load_config_file(file) == {
-        "set": {"seeds": 4, "m_values": [4]},
+        "set": {"seeds": 4, "m_values": [4], "series": ["fixed"]},
         "grid": {"d_values": [[16], [32]]},
     }
     out = attnsep(
@@ -273,7 +274,10 @@ def test_hash_changes_with_every_config_field():
         "seed": 1,
         "d_values": [17],
         "m_values": [5],
+        "series": ["schedule"],
+        "schedule_scale": 0.25,
         "seeds": 5,
+        "seeds_by_d": {16: 3},
         "attention": "linear",
         "eta_scale": 8.0,
         "success_tol": 0.2,

@@ -15,6 +15,7 @@ from attnsep.engine.jobs import jobs_for
 from attnsep.engine.store import Store
 from attnsep.engine.sweep import run_sweep
 from attnsep.experiments import base
+from attnsep.metrics.stats import OUTCOMES
 from engine_support import attnsep, records_by_hash
 
 ONLY = "one-step,head-specialization"
@@ -82,7 +83,10 @@ def test_ray_executor_gives_the_same_records_and_claims(inline, tmp_path):
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
         # run_sweep on Ray, then the whole command on the same (already started) Ray instance
-        jobs = jobs_for("one-step", base.get("one-step").config("quick", m_values=[8], seeds=8))
+        jobs = jobs_for(
+            "one-step",
+            base.get("one-step").config("quick", m_values=[8], seeds=8, series=["fixed"]),
+        )
         ray_store = Store(tmp_path / "ray-jobs.sqlite")
         outcome = run_sweep(jobs, ray_store, "ray")
         assert (outcome.computed, outcome.failed) == (3, [])
@@ -125,7 +129,7 @@ def test_claims_json_has_one_claim_per_experiment(inline):
         assert "seconds" not in claim  # timings stay out of claims.json
         assert (claim["claim"], claim["paper"], claim["title"]) == (exp.claim, exp.paper, exp.title)
         assert claim["command"] == f"attnsep reproduce --quick --only {claim['name']}"
-        assert claim["verdict"] in ("reproduced", "not reproduced")
+        assert claim["verdict"] in OUTCOMES and claim["reason"]
         assert claim["jobs"] == claim["jobs_done"] >= 1
         assert claim["config"] == exp.config("quick").model_dump(mode="json")
         assert claim["figures"] and all((out / f).is_file() for f in claim["figures"])
@@ -221,7 +225,7 @@ def test_runs_list_json(inline):
             "runs", "list", "--json", "--experiment", "head-specialization", "--store", str(store)
         ).stdout
     )["runs"]
-    assert [r["experiment"] for r in only] == ["head-specialization"]
+    assert {r["experiment"] for r in only} == {"head-specialization"}
     table = attnsep("runs", "list", "--store", str(store))
     assert table.returncode == 0 and "head-specialization" in table.stdout
 
@@ -249,22 +253,21 @@ def test_runs_export(inline, tmp_path, fmt):
     assert result.returncode == 0, result.stderr
     frame = pd.read_csv(target) if fmt == "csv" else pd.read_parquet(target)
     records = stored(store)
-    assert len(frame) == sum(len(r) for r in records.values()) == 9 + (1 + 4)
+    assert len(frame) == sum(len(r) for r in records.values())
     assert set(frame["config_hash"]) == set(records)
     assert {"job_id", "experiment", "config.seed", "config.d_values", "d", "m", "rate"} <= set(
         frame.columns
     )
     one_step = frame[frame["experiment"] == "one-step"]
-    assert sorted(zip(one_step["d"], one_step["m"], strict=True)) == sorted(
-        (d, m) for d in (64, 256, 1024) for m in (8, 16, 32)
-    )
+    fixed = one_step[one_step["series"] == "fixed"]
+    assert sorted(zip(fixed["d"], fixed["m"], strict=True)) == [(64, 32), (256, 32), (1024, 32)]
     by_point = {
         (r[0]["d"], r[0]["m"]): r[0]["rate"] for r in records.values() if "kind" not in r[0]
     }
     for d, m, rate in zip(one_step["d"], one_step["m"], one_step["rate"], strict=True):
         assert rate == by_point[(int(d), int(m))]
     maps = frame[frame["kind"] == "map"]
-    assert len(maps) == 4 and all(len(json.loads(b)) == 2 for b in maps["before"])
+    assert len(maps) > 0 and all(len(json.loads(b)) == 2 for b in maps["before"])
     bad = attnsep(
         "runs", "export", "--format", "xlsx", "--output", str(target), "--store", str(store)
     )

@@ -122,6 +122,8 @@ def test_identical_sweep_computes_nothing_the_second_time(tmp_path, monkeypatch)
         "seeds=4",
         "--set",
         "m_values=[4]",
+        "--set",
+        'series=["fixed"]',
         "--grid",
         "d_values=[[16],[32],[16,32]]",
         "--executor",
@@ -191,6 +193,8 @@ def test_two_sweeps_on_one_store_at_once(tmp_path):
         "seeds=32",
         "--set",
         "m_values=[32,48]",
+        "--set",
+        'series=["fixed"]',
         "--executor",
         "inline",
         "--json",
@@ -206,7 +210,7 @@ def test_two_sweeps_on_one_store_at_once(tmp_path):
     hashes = [set(json.loads(stdout)["job_hashes"]) for stdout, _ in outs]
     assert len(hashes[0] & hashes[1]) == 2 and len(hashes[0] | hashes[1]) == 6
     # the other processes hash the jobs as this one does
-    fixed = {"seeds": 32, "m_values": [32, 48], "d_values": [2048, 4096]}
+    fixed = {"seeds": 32, "m_values": [32, 48], "d_values": [2048, 4096], "series": ["fixed"]}
     assert hashes[0] == {
         j.key for j in jobs_for("one-step", base.get("one-step").config("quick", **fixed))
     }

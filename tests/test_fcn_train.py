@@ -162,3 +162,18 @@ def test_xor_default_rate_shrinks_with_the_width_and_keeps_wide_sgd_stable() -> 
         train_xor(XorFCNConfig(lr=0.1, early_stop=False, **wide))
     result = train_xor(XorFCNConfig(**wide))
     assert bool(torch.isfinite(result.test_loss).all())
+
+
+def test_finished_replicas_leave_the_batch_without_changing_the_others() -> None:
+    """Replicas stop at different checks; each still equals itself trained alone (noisy labels
+    draw flips too), and a stopped replica's loss log is NaN after its stop."""
+    options = {"d": 16, "width": 3, "noise": 0.05, "steps": 400, "test_samples": 512}
+    full = train_xor(XorFCNConfig(replicas=4, **options))
+    assert len(set(full.steps_run.tolist())) > 1, full.steps_run
+    for e in range(4):
+        one = train_xor(XorFCNConfig(replicas=1, first_replica=e, **options))
+        assert _same_replica(full, one, e)
+        assert full.steps_run[e] == one.steps_run[0]
+        s = int(full.steps_run[e])
+        assert bool(torch.isfinite(full.losses[:s, e]).all())
+        assert bool(full.losses[s:, e].isnan().all())

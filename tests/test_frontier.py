@@ -1,18 +1,26 @@
-"""Threshold search and the measured separation (SPEC A7.2, A7.6, Part C)."""
+"""Threshold search, the sparse-XOR sign error and the measured separation (SPEC A7.2, A7.6,
+Part C)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 
 import numpy as np
 import pytest
+import torch
 
 from attnsep import frontier
 from attnsep.exact.selection import fcn_bottleneck_loss, uniform_attention_loss
+from attnsep.metrics.parity import sign_error
 from attnsep.metrics.stats import threshold_draws
 from attnsep.models.mlp import count
+from attnsep.models.query_heads import QueryHeads, head_product
+from attnsep.one_step import OneStepConfig, run_one_step
+from attnsep.rng import generator
 from attnsep.search import Probe, probe_matrix, smallest_passing
+from attnsep.tasks.parity import SparseParity
 from cli_support import attnsep
 
 
@@ -60,20 +68,78 @@ def test_growth_ignores_sizes_without_a_threshold():
 
 
 def test_transformer_threshold_is_bracketed_by_its_probes():
-    point = frontier.transformer_xor(64, seeds=8, seed=0)
+    point = frontier.transformer_xor(64, seeds=16, seed=0)
     star = point["m_star"]
     assert star is not None and point["params"] == 2 * star
     rates = {p["size"]: p["rate"] for p in point["probes"]}
-    assert rates[star] >= frontier.TRANSFORMER_TARGET
+    assert rates[star] >= frontier.TARGET
     if star > 2:  # bisection leaves the size below the threshold probed and failing
-        assert rates[star - 1] < frontier.TRANSFORMER_TARGET
+        assert rates[star - 1] < frontier.TARGET
+    assert {2 * star, 4 * star} <= set(rates)  # the confirmation probes
+    assert all(len(p["outcomes"]) == 16 for p in point["probes"])
     assert point["success_low"] <= point["success_rate"] <= point["success_high"]
+    assert point["test_samples"] == frontier.TEST_SAMPLES == 8192
 
 
 def test_fcn_threshold_counts_parameters_and_needs_more_than_one_unit():
-    point = frontier.fcn_xor(16, seeds=4, seed=0)
-    assert point["width_star"] is not None and point["width_star"] >= 2  # one ReLU cannot fit XOR
-    assert point["params"] == count(16, point["width_star"]) == point["width_star"] * 18 + 1
+    point = frontier.fcn_xor(8, seeds=4, seed=0, steps=500)
+    assert point["probes"][0]["size"] == 2  # one ReLU unit cannot fit XOR: not probed
+    assert point["width_star"] is not None and point["width_star"] >= 2
+    assert point["params"] == count(8, point["width_star"]) == point["width_star"] * 10 + 1
+
+
+def exact_sign_error(gamma: torch.Tensor, support: torch.Tensor, sign: int) -> torch.Tensor:
+    """The sign error over all of ``{-1, +1}^d``, by enumeration."""
+    d = gamma.shape[2]
+    cube = torch.tensor(list(itertools.product((-1.0, 1.0), repeat=d)), dtype=torch.float64)
+    x = cube.expand(gamma.shape[0], *cube.shape)
+    f = head_product(gamma, x, sign)
+    y = SparseParity(d, support.shape[1], sign).labels(x, support)
+    return (torch.sign(f) != y).double().mean(dim=1)
+
+
+def test_sign_error_matches_exact_enumeration():
+    """Monte Carlo on fresh samples against the exact error over the cube (within 5 s.e.)."""
+    torch.manual_seed(0)
+    d, samples = 10, 20000
+    gamma = torch.softmax(3 * torch.randn(6, 2, d, dtype=torch.float64), dim=2)
+    support = torch.stack([torch.randperm(d)[:2] for _ in range(6)])
+    gamma[0] = 0.01
+    gamma[0, 0, support[0, 0]] = gamma[0, 1, support[0, 1]] = 0.9  # specialized: error 0
+    gamma[1] = 0.0
+    gamma[1, :, support[1, 0]] = 1.0  # collapsed on one bit: f = -1 always, error 1/2
+    exact = exact_sign_error(gamma, support, -1)
+    gens = [generator(0, e, "test") for e in range(6)]
+    measured = sign_error(gamma, support, -1, samples, gens)
+    assert exact[0] == measured[0] == 0 and exact[1] == 0.5
+    assert 0.05 < float(exact[2:].max())  # some replicas err often
+    tolerance = 5 * torch.sqrt(exact * (1 - exact) / samples) + 1e-12
+    assert bool(((measured - exact).abs() <= tolerance).all()), (measured, exact)
+
+
+def test_sign_error_reads_its_generators_and_any_input_length():
+    gamma = torch.softmax(torch.randn(2, 2, 13, dtype=torch.float64), dim=2)
+    support = torch.tensor([[0, 12], [3, 9]])
+    first = sign_error(gamma, support, -1, 3000, [generator(1, e) for e in range(2)])
+    again = sign_error(gamma[1:], support[1:], -1, 3000, [generator(1, 1)])
+    assert first[1] == again[0]  # a replica's error does not depend on the others
+    exact = exact_sign_error(gamma, support, -1)
+    assert bool(((first - exact).abs() <= 5 * torch.sqrt(exact * (1 - exact) / 3000)).all())
+
+
+def test_transformer_sign_error_skips_only_certified_replicas():
+    """A certified error below 1 fixes the sign everywhere: error 0 without sampling."""
+    result = run_one_step(OneStepConfig(d=16, m=6, seeds=24, device="cpu"), keep_embeddings=True)
+    errors = frontier.transformer_sign_error(result, samples=2048)
+    certified = result.certified_error < 1
+    assert certified.any() and (~certified).any()
+    gamma = QueryHeads(torch.from_numpy(result.embeddings)).weights(
+        torch.from_numpy(result.theta_after)
+    )
+    gens = [generator(0, e, "one-step-test") for e in range(24)]
+    direct = sign_error(gamma, torch.from_numpy(result.support), -1, 2048, gens).numpy()
+    assert np.array_equal(errors, direct)
+    assert (direct[certified] == 0).all()
 
 
 def test_select_thresholds_at_tiny_sizes():
@@ -113,20 +179,42 @@ def test_combine_takes_the_median_group_and_the_range():
 
 
 def test_frontier_xor_json_contract():
-    args = ("frontier", "xor", "--d", "16,32", "--seeds", "4", "--groups", "2", "--json")
+    args = ("frontier", "xor", "--d", "16,32", "--seeds", "2", "--json")
     code, out, err = attnsep(*args)
     assert code == 0, err
     report = json.loads(out)
     assert [p["d"] for p in report["transformer"]] == [16, 32]
-    for p in report["transformer"]:
-        assert {"d", "m_star", "params", "success_rate"} <= set(p)
-    for p in report["fcn"]:
-        assert {"d", "width_star", "params", "success_rate"} <= set(p)
-    for p in report["transformer"] + report["fcn"]:
-        assert p["groups"] == 2 and p["params_low"] <= p["params"] <= p["params_high"]
-    assert set(report["fit"]) >= {"transformer", "fcn", "param_ratio_at_largest"}
-    ratio = report["fit"]["param_ratio_at_largest"]
-    assert ratio["ratio"] == report["fcn"][-1]["params"] / report["transformer"][-1]["params"]
+    for model, knob in (("transformer", "m_star"), ("fcn", "width_star")):
+        for p in report[model]:
+            assert {"d", knob, "params", "success_rate", "seeds"} <= set(p)
+            if p[knob] is not None:
+                assert p[f"{knob}_low"] <= p[knob] <= (p[f"{knob}_high"] or math.inf)
+                assert p["params"] == frontier.xor_params(model, p["d"], p[knob])
+        assert set(report["fit"][model]["exponent"]) == {"name", "value", "low", "high"}
+
+
+def test_frontier_xor_table_shows_intervals(monkeypatch):
+    summary = frontier.xor_summary(
+        [
+            {
+                "model": model,
+                "d": d,
+                "probes": [Probe(3, (True,) * 4).as_record()],
+                "success_rate": 1.0,
+                "success_low": 0.5,
+                "success_high": 1.0,
+                "collapse_rate": None,
+            }
+            for model in ("transformer", "fcn")
+            for d in (16, 32)
+        ]
+    )
+    monkeypatch.setattr(frontier, "xor_frontier", lambda *args, **kwargs: summary)
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, err = attnsep("frontier", "xor", "--d", "16,32")
+    assert code == 0, err
+    assert "3 [3, 3]" in out and "103 [103, 103]" in out  # FCN width 3 at d=32: 3·34+1
+    assert "exponent of params vs d" in out
 
 
 @pytest.mark.parametrize(
@@ -135,7 +223,7 @@ def test_frontier_xor_json_contract():
         (["xor", "--d", "32,16"], "increasing"),
         (["xor", "--d", "16,x"], "comma-separated integers"),
         (["xor", "--seeds", "0"], "seeds must be an integer >= 1"),
-        (["xor", "--groups", "0"], "groups must be an integer >= 1"),
+        (["select", "--groups", "0"], "groups must be an integer >= 1"),
         (["select", "--T", "4,8", "--q", "5"], "q must be <= every T"),
     ],
 )

@@ -1,165 +1,390 @@
-"""B5.4 — FCNs cannot: MLP loss vs first-layer width against the exact floor, and the transformer.
+"""B5.4 — FCNs cannot: trained MLP loss vs first-layer width against the exact floor, and the
+width each model needs at a fixed loss, in several ``(T, d, q)`` settings (SPEC B4, B5.4, Part D).
 
-Any FCN of first-layer width ``w <= Td`` has loss at least ``(Td - w)(T - q) / (q T (T - 1))``
-(SPEC B4). Trained MLPs on ``[vec X ; 1_y]`` are drawn against that floor, beside the
-stochastic-PE selector, whose width ``d + m_p`` is far below ``Td``.
+* FCN: MLPs on ``[vec X ; 1_y]`` (``train.fcn.train_selection``) at widths ``f·Td`` for each
+  fraction ``f`` of the grid, ``fcn_replicas`` nets each; the floor at width ``w`` is
+  :func:`fcn_bottleneck_loss` (the least loss of any predictor that sees ``w`` linear
+  functionals of ``vec X`` and ``y``; equal to SPEC B4's ``(Td − w)(T − q)/(qT(T − 1))`` for
+  ``d ≤ w ≤ Td``). The FCN's width needed is the smallest grid width whose mean loss over the
+  nets is ``≤ TARGET × uniform``.
+* Transformer: the stochastic-PE selector, position block trained on the population loss
+  (``train.selection``, lr :func:`selector_lr`), its exact-over-tokens loss on
+  ``eval_size`` fresh sequences; ``m_p*`` is the smallest ``m_p`` (bisection,
+  ``search.smallest_passing``) at which at least half of the replicas reach ``TARGET ×
+  uniform``; its width needed is ``d + m_p*``.
+
+Thresholds carry bootstrap intervals over replicas (``stats.threshold_draws``).
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+import numpy as np
+from pydantic import Field, model_validator
 
-from ..exact.selection import fcn_loss_floor, uniform_attention_loss
+from ..exact.selection import fcn_bottleneck_loss, uniform_attention_loss
+from ..metrics import stats
+from ..metrics.selection import evaluate_length
+from ..search import probe_matrix, smallest_passing
 from ..train.fcn import SelectionFCNConfig, train_selection
-from ..train.selection import POSITION_LR_PER_DIM, SelectionTrainConfig
+from ..train.selection import POSITION_LR_PER_DIM, SelectionTrainConfig, train
 from . import plotting
-from .base import Experiment, Positive, Record, SubsetConfig, register
-from .select_common import train_and_evaluate
+from .base import Experiment, ExperimentConfig, Positive, Record, register
+
+TARGET = 0.2
+"""The fixed loss, as a fraction of uniform attention's ``d (T − q) / (q T)``."""
+PASS_RATE = 0.5
+"""A transformer probe passes when at least this fraction of its replicas reach the target."""
+TRANSFORMER_SHARE = 0.25
+"""Reproduced needs the transformer's width needed ``≤ TRANSFORMER_SHARE · Td``."""
+SETTINGS_NEEDED = 3
+
+Setting = tuple[Positive, Positive, Positive]
 
 
-class Config(SubsetConfig):
-    d: int = Field(default=4, ge=1)
-    T: int = Field(default=8, ge=2)
-    q: int = Field(default=2, ge=1)
-    widths: list[Positive] = Field(default=[4, 8, 16, 24, 31, 64])
-    fcn_steps: int = Field(default=3000, ge=1)
-    replicas: int = Field(default=2, ge=1)
-    pe_dim: int = Field(default=16, ge=1)
-    selector_steps: int = Field(default=1500, ge=1)
+class Config(ExperimentConfig):
+    """Settings ``(T, d, q)``; FCN width grid as fractions of ``Td``; transformer bisection.
+
+    Criterion (SPEC Part D, B5.4), fixed before any standard-size numbers: a net is *below the
+    floor* when its loss + 3 s.e. < the floor at its width. **Not reproduced** when some
+    trained FCN is below the floor. **Reproduced** when none is, at least 3 settings ran,
+    every setting trained an FCN below width ``Td``, and in every setting the transformer's
+    width needed ``d + m_p*`` (loss ≤ 0.2 × uniform attention in at least half of the
+    replicas) has its bootstrap 95% upper bound ≤ 0.25 ``Td``. **Inconclusive** otherwise
+    (fewer settings, or a transformer needing more than 0.25 ``Td`` or not reaching the target
+    by ``m_p = Td``: larger ``T`` at fixed ``d, q`` would decide, since ``q ln T`` ≪ ``Td``).
+    """
+
+    settings: list[Setting] = Field(default=[(12, 4, 1), (16, 2, 1), (24, 2, 1)], min_length=1)
+    width_fractions: list[float] = Field(default=[0.5, 1.0], min_length=1)
+    fcn_steps: int = Field(default=200, ge=1)
+    fcn_replicas: int = Field(default=2, ge=2)
+    selector_steps: int = Field(default=100, ge=1)
+    selector_replicas: int = Field(default=2, ge=1)
+    batch: int = Field(default=128, ge=1)
+    eval_size: int = Field(default=512, ge=2)
     kinds: list[Literal["fcn", "transformer"]] = Field(default=["fcn", "transformer"], min_length=1)
+
+    @model_validator(mode="after")
+    def _checks(self):  # noqa: ANN202
+        for T, _, q in self.settings:
+            if q > T:
+                raise ValueError(f"q must be <= T, got q={q} and T={T}")
+        for f in self.width_fractions:
+            if not 0 < f <= 16:
+                raise ValueError(f"width fractions must lie in (0, 16], got {f}")
+        return self
+
+
+def widths(setting: Setting, fractions: list[float]) -> list[int]:
+    """The FCN's first-layer widths ``max(1, round(f · Td))``, sorted, without repeats."""
+    T, d, _ = setting
+    return sorted({max(1, round(f * T * d)) for f in fractions})
+
+
+def selector_lr(T: int, d: int, m_p: int) -> float:
+    """``POSITION_LR_PER_DIM · m_p · max(1, T / (2d))`` (*choice*).
+
+    At uniform attention the population loss's slope along ``W = αI`` is about ``2d / T``
+    (it is ``d`` times the per-coordinate loss), so the plain rate, measured at ``d = 10,
+    T = 20`` (``T / 2d = 1``), barely moves ``α`` at ``d = 2, T = 64`` in 300 steps (``α ≈ 0.5``
+    where the target needs ``α ≈ ln(1.24 T / q) ≈ 3.7``). Scaling by ``T / (2d)`` restores the
+    pace; measured: 300 steps reach 0.03–0.1 × uniform at ``(T, d, q, m_p)`` = ``(64, 2, 2,
+    32)``, ``(24, 4, 2, 20)``, ``(16, 4, 1, 8)``, ``(128, 2, 2, 48)``, stable throughout.
+    """
+    return POSITION_LR_PER_DIM * m_p * max(1.0, T / (2 * d))
 
 
 def split(config: Config) -> list[Config]:
-    jobs = [config.model_copy(update={"kinds": ["fcn"], "widths": [w]}) for w in config.widths]
-    return jobs + [config.model_copy(update={"kinds": ["transformer"], "widths": []})]
+    jobs = []
+    for s in config.settings:
+        if "fcn" in config.kinds:
+            one = {"settings": [s], "kinds": ["fcn"]}
+            jobs += [
+                config.model_copy(update={**one, "width_fractions": [f]})
+                for f in config.width_fractions
+            ]
+        if "transformer" in config.kinds:
+            jobs.append(config.model_copy(update={"settings": [s], "kinds": ["transformer"]}))
+    return jobs
+
+
+def _fcn_records(config: Config, setting: Setting) -> list[Record]:
+    T, d, q = setting
+    uniform = float(uniform_attention_loss(T, q, d))
+    records = []
+    for w in widths(setting, config.width_fractions):
+        cfg = SelectionFCNConfig(
+            d=d,
+            T=T,
+            q=q,
+            width=w,
+            replicas=config.fcn_replicas,
+            steps=config.fcn_steps,
+            seed=config.seed,
+        )
+        result = train_selection(cfg)
+        floor = float(fcn_bottleneck_loss(T, q, d, w))
+        records += [
+            {
+                "model": "fcn",
+                "T": T,
+                "d": d,
+                "q": q,
+                "width": w,
+                "replica": e,
+                "loss": float(result.loss[e]),
+                "stderr": float(result.stderr[e]),
+                "floor": floor,
+                "uniform": uniform,
+            }
+            for e in range(config.fcn_replicas)
+        ]
+    return records
+
+
+def _transformer_record(config: Config, setting: Setting) -> Record:
+    T, d, q = setting
+    uniform = float(uniform_attention_loss(T, q, d))
+    losses: dict[int, list[float]] = {}
+
+    def evaluate(m_p: int) -> list[bool]:
+        cfg = SelectionTrainConfig(
+            d=d,
+            T=T,
+            q=q,
+            pe_dim=m_p,
+            trainable="position",
+            objective="population",
+            steps=config.selector_steps,
+            batch=config.batch,
+            lr=selector_lr(T, d, m_p),
+            replicas=config.selector_replicas,
+            seed=config.seed,
+        )
+        result = train(cfg)
+        row = evaluate_length(
+            result.W, cfg.task, result.encodings, T, config.seed, config.eval_size
+        )
+        assert row.exact is not None  # the position block alone: exact over the tokens
+        losses[m_p] = [float(v) for v in row.exact]
+        return [v <= TARGET * uniform for v in losses[m_p]]
+
+    m_p, probes = smallest_passing(evaluate, PASS_RATE, start=1, limit=T * d)
+    return {
+        "model": "transformer",
+        "T": T,
+        "d": d,
+        "q": q,
+        "m_p": m_p,
+        "width": None if m_p is None else d + m_p,
+        "uniform": uniform,
+        "loss": None if m_p is None else stats.median(losses[m_p]),
+        "probes": [{**p.as_record(), "losses": losses[p.size]} for p in probes],
+    }
 
 
 def run(config: Config) -> list[Record]:
-    records = []
-    if "fcn" in config.kinds:
-        for w in config.widths:
-            result = train_selection(
-                SelectionFCNConfig(
-                    d=config.d,
-                    T=config.T,
-                    q=config.q,
-                    width=w,
-                    replicas=config.replicas,
-                    steps=config.fcn_steps,
-                    seed=config.seed,
-                )
-            )
-            floor = float(fcn_loss_floor(config.T, config.q, config.d, w))
-            for e in range(config.replicas):
-                records.append(
-                    {
-                        "model": "fcn",
-                        "width": w,
-                        "replica": e,
-                        "floor": floor,
-                        "loss": float(result.loss[e]),
-                        "stderr": float(result.stderr[e]),
-                    }
-                )
-    if "transformer" in config.kinds:
-        train_config = SelectionTrainConfig(
-            d=config.d,
-            T=config.T,
-            q=config.q,
-            pe="stochastic",
-            pe_dim=config.pe_dim,
-            steps=config.selector_steps,
-            lr=POSITION_LR_PER_DIM * config.pe_dim,
-            seed=config.seed,
+    records: list[Record] = []
+    for setting in config.settings:
+        if "fcn" in config.kinds:
+            records += _fcn_records(config, setting)
+        if "transformer" in config.kinds:
+            records.append(_transformer_record(config, setting))
+    return records
+
+
+# --- analysis ---------------------------------------------------------------------------
+
+
+def _key(r: Record) -> Setting:
+    return (r["T"], r["d"], r["q"])
+
+
+def _fcn_width_needed(nets: list[Record]) -> tuple[float, float, float]:
+    """Smallest grid width whose mean loss over the nets is ``≤ TARGET × uniform``, with its
+    bootstrap interval over the nets (replica ``e`` of every width resampled together)."""
+    grid = sorted({r["width"] for r in nets})
+    replicas = sorted({r["replica"] for r in nets})
+    goal = TARGET * nets[0]["uniform"]
+    loss = {(r["replica"], r["width"]): r["loss"] for r in nets}
+    table = np.array([[loss.get((e, w), math.nan) for w in grid] for e in replicas])
+
+    def needed(rows: np.ndarray) -> float:
+        return stats.first_passing(grid, (np.nanmean(rows, axis=0) <= goal).astype(float), 1.0)
+
+    draws = stats.bootstrap([table], lambda draw: needed(draw[0]))
+    return (needed(table), *stats.interval(draws))
+
+
+def _transformer_width(record: Record) -> tuple[float, float, float]:
+    """``d + m_p*`` and its bootstrap interval (``inf`` when never reached)."""
+    if not record["probes"]:
+        return math.inf, math.inf, math.inf
+    sizes, outcomes = probe_matrix(record["probes"])
+    point, draws = stats.threshold_draws(sizes, outcomes, PASS_RATE)
+    low, high = stats.interval(draws)
+    return point + record["d"], low + record["d"], high + record["d"]
+
+
+def summarize(records: list[Record]) -> list[dict]:
+    """Per setting: the nets, their worst margin to the floor, and both widths needed."""
+    out = []
+    for setting in sorted({_key(r) for r in records}):
+        T, d, q = setting
+        nets = [r for r in records if r["model"] == "fcn" and _key(r) == setting]
+        narrow = [r for r in nets if r["width"] < T * d]
+        selector = next(
+            (r for r in records if r["model"] == "transformer" and _key(r) == setting), None
         )
-        out = train_and_evaluate(train_config, [config.T], eval_size=1024)
-        width = config.d + config.pe_dim
-        row = out["eval"][0]
-        records.append(
+        closest = min(narrow, key=lambda r: r["loss"] / r["floor"], default=None)
+        out.append(
             {
-                "model": "transformer",
-                "width": width,
-                "replica": 0,
-                "floor": float(fcn_loss_floor(config.T, config.q, config.d, width)),
-                "loss": row["loss"],
-                "stderr": row["stderr"],
-                "cos": out["cos"],
+                "setting": setting,
+                "Td": T * d,
+                "nets": nets,
+                "narrow": len(narrow),
+                "below": [r for r in nets if r["loss"] + 3 * r["stderr"] < r["floor"]],
+                "closest": closest,
+                "fcn": _fcn_width_needed(nets) if nets else None,
+                "transformer": None if selector is None else _transformer_width(selector),
+                "selector": selector,
             }
         )
-    return records
+    return out
+
+
+def _name(setting: Setting) -> str:
+    T, d, q = setting
+    return f"(T={T}, d={d}, q={q})"
+
+
+def _row_estimates(row: dict) -> list[dict]:
+    """One setting's estimates: ``Td``, both widths needed, the lowest FCN loss / floor."""
+    name, Td = _name(row["setting"]), row["Td"]
+    out = [stats.estimate(f"Td {name}", Td, Td, Td)]
+    if row["fcn"] is not None:
+        top = max(r["width"] for r in row["nets"])
+        label = f"FCN width needed {name} (grid up to {top}; n/a: not reached)"
+        out.append(stats.estimate(label, *row["fcn"]))
+    if row["transformer"] is not None:
+        out.append(stats.estimate(f"transformer width needed {name}", *row["transformer"]))
+    c = row["closest"]
+    if c is not None:
+        ratio, half = c["loss"] / c["floor"], 1.96 * c["stderr"] / c["floor"]
+        label = f"lowest FCN loss / floor {name} (w={c['width']})"
+        out.append(stats.estimate(label, ratio, ratio - half, ratio + half))
+    return out
+
+
+def verdict(records: list[Record], config: Config) -> dict:
+    rows = summarize(records)
+    estimates, parts = [], []
+    for row in rows:
+        found = _row_estimates(row)
+        estimates += found
+        text = [f"{len(row['nets'])} nets, {len(row['below'])} below the floor by 3 s.e."]
+        text += [stats.fmt_estimate(e) for e in found[1:]]
+        parts.append(f"{_name(row['setting'])}, Td = {row['Td']}: " + "; ".join(text))
+    criterion = (
+        "not reproduced when some trained FCN has loss + 3 s.e. < the floor at its width; "
+        f"reproduced when none has, >= {SETTINGS_NEEDED} settings ran, each with an FCN below "
+        f"Td, and every setting's transformer width needed d + m_p* (loss <= {TARGET} x uniform "
+        f"in >= half the replicas) has its 95% upper bound <= {TRANSFORMER_SHARE} Td; "
+        "inconclusive otherwise"
+    )
+    measured = "; ".join(parts) if parts else "no records"
+    below = [r for row in rows for r in row["below"]]
+    if below:
+        worst = min(below, key=lambda r: r["loss"] - r["floor"])
+        reason = (
+            f"{len(below)} trained FCN(s) went below the floor by 3 s.e., e.g. width "
+            f"{worst['width']} at {_name(_key(worst))}: loss {worst['loss']:.4g} ± "
+            f"{worst['stderr']:.2g} < floor {worst['floor']:.4g}"
+        )
+        return stats.claim(stats.NOT_REPRODUCED, reason, measured, criterion, estimates)
+    missing = [
+        _name(row["setting"]) for row in rows if row["transformer"] is None or row["narrow"] == 0
+    ]
+    wide = [
+        _name(row["setting"])
+        for row in rows
+        if row["transformer"] is not None and row["transformer"][2] > TRANSFORMER_SHARE * row["Td"]
+    ]
+    if len(rows) < SETTINGS_NEEDED or missing:
+        reason = (
+            f"no FCN is below the floor, but only {len(rows)} setting(s) ran (need "
+            f"{SETTINGS_NEEDED}, each with an FCN below Td and a transformer)"
+            + (f"; incomplete: {', '.join(missing)}" if missing else "")
+        )
+        return stats.claim(stats.INCONCLUSIVE, reason, measured, criterion, estimates)
+    if wide:
+        reason = (
+            f"no FCN is below the floor, but the transformer's width needed may exceed "
+            f"{TRANSFORMER_SHARE} Td at {', '.join(wide)}: a longer T at the same d and q "
+            "(where q ln T is far below Td) would decide"
+        )
+        return stats.claim(stats.INCONCLUSIVE, reason, measured, criterion, estimates)
+    reason = (
+        f"in all {len(rows)} settings no trained FCN is below the floor, and the transformer "
+        f"reaches {TARGET} x uniform at a width whose upper bound is <= {TRANSFORMER_SHARE} Td"
+    )
+    return stats.claim(stats.REPRODUCED, reason, measured, criterion, estimates)
 
 
 def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
     path = out / "fcn_selection.png"
-    Td = config.T * config.d
-    with plotting.figure(path, width=6.5, height=4.5) as (_, (ax,)):
-        widths = list(range(1, max(max(config.widths, default=Td), Td) + 1))
-        ax.plot(
-            widths,
-            [float(fcn_loss_floor(config.T, config.q, config.d, w)) for w in widths],
-            color="black",
-            label="exact FCN floor (SPEC B4)",
-        )
-        fcn = [r for r in records if r["model"] == "fcn"]
-        ax.errorbar(
-            [r["width"] for r in fcn],
-            [r["loss"] for r in fcn],
-            yerr=[2 * r["stderr"] for r in fcn],
-            fmt="o",
-            capsize=3,
-            label="trained MLPs",
-        )
-        for r in (r for r in records if r["model"] == "transformer"):
-            ax.errorbar(
-                [r["width"]],
-                [r["loss"]],
-                yerr=[2 * r["stderr"]],
-                fmt="*",
-                ms=14,
-                color="crimson",
-                label=f"stochastic-PE transformer (width d + m_p = {r['width']})",
+    rows = summarize(records)
+    with plotting.figure(path, ncols=max(1, len(rows)), width=5.0, height=4.2) as (_, axes):
+        for ax, row in zip(axes, rows, strict=False):
+            T, d, q = row["setting"]
+            Td = row["Td"]
+            uniform = float(uniform_attention_loss(T, q, d))
+            top = max([Td * 2] + [r["width"] for r in row["nets"]])
+            grid = list(range(1, top + 1))
+            ax.plot(
+                grid,
+                [float(fcn_bottleneck_loss(T, q, d, w)) for w in grid],
+                color="black",
+                label="floor (any FCN of width w)",
             )
-        ax.axhline(
-            float(uniform_attention_loss(config.T, config.q, config.d)),
-            ls="--",
-            color="grey",
-            label="uniform attention",
-        )
-        ax.axvline(Td, ls=":", color="grey")
-        ax.set_xlabel(f"first-layer width w (Td = {Td} dotted)")
-        ax.set_ylabel("loss E|f - STS|^2 (±2 s.e.)")
-        ax.set_title(f"d={config.d}, T={config.T}, q={config.q}")
-        ax.legend(fontsize=8)
+            ax.errorbar(
+                [r["width"] for r in row["nets"]],
+                [r["loss"] for r in row["nets"]],
+                yerr=[2 * r["stderr"] for r in row["nets"]],
+                fmt="o",
+                capsize=3,
+                label="trained MLPs (±2 s.e.)",
+            )
+            selector = row["selector"]
+            if selector is not None and selector["width"] is not None:
+                losses = next(
+                    p["losses"] for p in selector["probes"] if p["size"] == selector["m_p"]
+                )
+                _, se = stats.mean_se(losses)
+                ax.errorbar(
+                    [selector["width"]],
+                    [selector["loss"]],
+                    yerr=[2 * se],
+                    fmt="*",
+                    ms=14,
+                    color="crimson",
+                    label=f"transformer d + m_p* = {selector['width']}",
+                )
+            ax.axhline(uniform, ls="--", color="grey", label="uniform attention")
+            ax.axhline(
+                TARGET * uniform, ls=":", color="tab:green", label=f"target {TARGET} x uniform"
+            )
+            ax.axvline(Td, ls=":", color="grey")
+            ax.axvline(TRANSFORMER_SHARE * Td, ls="-.", color="crimson", alpha=0.4)
+            ax.set_xlabel(f"first-layer width w (Td = {Td}; 0.25 Td dash-dot)")
+            ax.set_ylabel("loss E|f - STS|^2")
+            ax.set_title(_name(row["setting"]))
+            ax.legend(fontsize=7)
     return [path]
-
-
-def verdict(records: list[Record], config: Config) -> dict:
-    fcn = [r for r in records if r["model"] == "fcn" and r["width"] < config.T * config.d]
-    below = [r for r in fcn if r["loss"] + 3 * r["stderr"] < r["floor"]]
-    transformer = next((r for r in records if r["model"] == "transformer"), None)
-    beats = (
-        transformer is not None
-        and transformer["loss"] + 3 * transformer["stderr"] < transformer["floor"]
-    )
-    parts = [
-        f"{len(fcn)} trained MLPs below width Td={config.T * config.d}: "
-        f"{len(below)} below the floor (by 3 s.e.)"
-    ]
-    if transformer is not None:
-        parts.append(
-            f"transformer at width {transformer['width']}: loss {transformer['loss']:.3f} ± "
-            f"{transformer['stderr']:.3f} vs the FCN floor {transformer['floor']:.3f} at that width"
-        )
-    ok = not below and bool(fcn) and beats
-    return {
-        "measured": "; ".join(parts),
-        "verdict": "reproduced" if ok else "not reproduced",
-        "criterion": "no trained MLP of width < Td goes below the exact floor (3 s.e.), while the "
-        "transformer, at a width far below Td, does",
-    }
 
 
 EXPERIMENT = register(
@@ -175,16 +400,26 @@ EXPERIMENT = register(
         figure=figure,
         verdict=verdict,
         split=split,
+        version=2,
         presets={
             "quick": {},
+            "standard": {
+                "settings": [(16, 4, 1), (24, 4, 2), (64, 2, 2)],
+                "width_fractions": [0.25, 0.5, 0.75, 1.0, 1.5],
+                "fcn_steps": 1000,
+                "fcn_replicas": 2,
+                "selector_steps": 300,
+                "selector_replicas": 4,
+                "eval_size": 1024,
+            },
             "full": {
-                "d": 10,
-                "T": 20,
-                "q": 3,
-                "widths": [25, 50, 100, 150, 199, 400],
-                "replicas": 4,
-                "pe_dim": 64,
-                "selector_steps": 3000,
+                "settings": [(20, 10, 3), (64, 8, 2), (128, 8, 4)],
+                "width_fractions": [0.125, 0.25, 0.5, 0.75, 0.9, 1.0, 1.5, 2.0],
+                "fcn_steps": 3000,
+                "fcn_replicas": 4,
+                "selector_steps": 1000,
+                "selector_replicas": 8,
+                "eval_size": 4096,
             },
         },
     )

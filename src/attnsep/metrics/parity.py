@@ -1,12 +1,13 @@
-"""Per-replica metrics of the query-vector model on sparse parity (SPEC A6)."""
+"""Per-replica metrics of the query-vector model on sparse parity (SPEC A6, A7.6)."""
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 
 import torch
 
-from ..validate import require
+from ..validate import int_at_least, require
 
 MAX_ASSIGNMENT_HEADS = 8
 
@@ -80,3 +81,47 @@ def assigned_mass(gamma: torch.Tensor, support: torch.Tensor) -> torch.Tensor:
     """Each head's weight on the support bit it is assigned to: ``E x H``."""
     _, perm = best_assignment(gamma, support)
     return support_mass(gamma, support).gather(2, perm[:, :, None]).squeeze(2)
+
+
+SIGN_TEST_BYTES = 1 << 20
+"""Random bytes (eight coordinates each) a sign-error chunk draws per replica."""
+_BYTE_SIGNS = ((torch.arange(256)[:, None] >> torch.arange(8)) & 1).double() * 2 - 1  # 256 x 8
+
+
+def sign_error(
+    gamma: torch.Tensor,
+    support: torch.Tensor,
+    sign: int,
+    samples: int,
+    generators: Sequence[torch.Generator],
+) -> torch.Tensor:
+    """Each replica's test sign error (SPEC A7.6): the share of ``samples`` fresh inputs
+    ``x ~ Uniform{-1, +1}^d`` with ``sign f(x) != y``, ``f(x) = sign * prod_h (gamma_h . x)``
+    and ``y = sign * prod_{a in S} x_a`` (clean labels; ``f(x) = 0`` counts as an error, as in
+    the FCN's test). ``gamma`` is ``E x H x d``, ``support`` ``E x k``; replica ``e`` draws its
+    inputs from ``generators[e]`` in chunks whose size depends on ``d`` only. Returns ``E``.
+
+    Each random byte gives eight coordinates, and ``gamma_h . x`` sums, over the bytes, a
+    lookup in a table of the ``256`` partial dot products of that byte's coordinates.
+    """
+    E, heads, d = gamma.shape
+    require(len(generators) == E, f"need one generator per replica, got {len(generators)} for {E}")
+    int_at_least("samples", samples, 1)
+    width = (d + 7) // 8
+    rows = max(1, SIGN_TEST_BYTES // width)
+    offsets = 256 * torch.arange(width)
+    padded = torch.nn.functional.pad(gamma.detach().cpu().double(), (0, 8 * width - d))
+    errors = torch.empty(E, dtype=torch.float64)
+    for e, gen in enumerate(generators):
+        table = torch.einsum("bt,hct->cbh", _BYTE_SIGNS, padded[e].reshape(heads, width, 8))
+        table = table.reshape(width * 256, heads)
+        wrong = 0
+        for first in range(0, samples, rows):
+            n = min(rows, samples - first)
+            raw = torch.randint(0, 256, (n, width), generator=gen, dtype=torch.uint8).long()
+            f = sign * table[raw + offsets].sum(dim=1).prod(dim=1)
+            bits = [(raw[:, a // 8] >> (a % 8)) & 1 for a in support[e].tolist()]
+            y = sign * (2.0 * torch.stack(bits, dim=1) - 1).prod(dim=1)
+            wrong += int((torch.sign(f) != y).sum())
+        errors[e] = wrong / samples
+    return errors

@@ -43,7 +43,7 @@ import torch
 from ..device import resolve_device, resolve_dtype
 from ..models.mlp import MLP
 from ..rng import generator
-from ..tasks.parity import SparseParity
+from ..tasks.parity import BYTE_SIGNS, SparseParity
 from ..tasks.selection import TokenSelection, sts, subset_mask
 from ..validate import int_at_least, one_of, positive_finite, probability
 
@@ -53,16 +53,14 @@ VAL_SAMPLES = 1024
 """XOR early stopping: a replica is done once it classifies this many validation samples right."""
 CHECK_EVERY = 50
 """Steps between two early-stopping checks."""
-DRAW_ELEMENTS = 1 << 16
-"""Most numbers a replica's block of fresh XOR training samples holds (``steps_per_draw``)."""
 EVAL_ROWS = 1024
 """Evaluation sets go through the nets in chunks of this many rows (bounded memory)."""
-_BYTE_SIGNS = ((torch.arange(256).unsqueeze(-1) >> torch.arange(8)) & 1).double().mul_(2).sub_(1)
 
 SGD_LR, SGD_LR_TIMES_WIDTH, ADAM_LR = 0.1, 25.0, 1e-2
 """XOR defaults: SGD at ``min(SGD_LR, SGD_LR_TIMES_WIDTH / width)``, Adam at ``ADAM_LR``."""
 
-Batches = Iterator[tuple[torch.Tensor, torch.Tensor]]
+Batches = Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
+"""The next minibatch of the running replicas (indices into the run's replicas, ascending)."""
 LossFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
 
@@ -106,27 +104,31 @@ def cube_samples(gens: list[torch.Generator], rows: int, d: int) -> torch.Tensor
     """
     shape = (rows, (d + 7) // 8)
     raw = torch.stack([torch.randint(0, 256, shape, generator=g, dtype=torch.uint8) for g in gens])
-    return torch.nn.functional.embedding(raw.long(), _BYTE_SIGNS).flatten(2)[..., :d]
+    return torch.nn.functional.embedding(raw.long(), BYTE_SIGNS).flatten(2)[..., :d]
 
 
-def _minibatches(gens: list[torch.Generator], n: int, batch: int) -> Iterator[torch.Tensor]:
-    """Endless ``E x batch`` indices into a fixed set of ``n``: one fresh permutation an epoch."""
-    queue = torch.empty(len(gens), 0, dtype=torch.long)
+def _minibatches(gen: torch.Generator, n: int, batch: int) -> Iterator[torch.Tensor]:
+    """Endless ``batch`` indices into a fixed set of ``n``: one fresh permutation an epoch."""
+    queue = torch.empty(0, dtype=torch.long)
     while True:
-        while queue.shape[1] < batch:
-            perms = torch.stack([torch.randperm(n, generator=g) for g in gens])
-            queue = torch.cat([queue, perms], dim=1)
-        yield queue[:, :batch]
-        queue = queue[:, batch:]
+        while queue.shape[0] < batch:
+            queue = torch.cat([queue, torch.randperm(n, generator=gen)])
+        yield queue[:batch]
+        queue = queue[batch:]
 
 
 def _replay(
     inputs: torch.Tensor, targets: torch.Tensor, gens: list[torch.Generator], batch: int
 ) -> Batches:
     """Minibatches of a fixed set (``E x n x ...``); replica ``e`` is shuffled by ``gens[e]``."""
-    rows = torch.arange(inputs.shape[0]).unsqueeze(1)
-    for idx in _minibatches(gens, inputs.shape[1], batch):
-        yield inputs[rows, idx], targets[rows, idx]
+    orders = [_minibatches(g, inputs.shape[1], batch) for g in gens]
+
+    def next_batch(running: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        idx = torch.stack([next(orders[e]) for e in running.tolist()]).to(inputs.device)
+        rows = running.to(inputs.device).unsqueeze(1)
+        return inputs[rows, idx], targets[rows, idx]
+
+    return next_batch
 
 
 def _row_means(values: torch.Tensor) -> torch.Tensor:
@@ -147,51 +149,84 @@ def _optimizer(name: str, params: list[torch.Tensor], lr: float) -> torch.optim.
     return torch.optim.Adam(params, lr=lr) if name == "adam" else torch.optim.SGD(params, lr=lr)
 
 
+def _subset(model: MLP, keep: torch.Tensor) -> MLP:
+    """Fresh leaf tensors holding replicas ``keep`` (positions) of ``model``."""
+    keep = keep.to(model.weights[0].device)
+    weights = [w.detach()[keep] for w in model.weights]
+    return MLP(weights, [b.detach()[keep] for b in model.biases]).requires_grad_()
+
+
 def _fit(
     model: MLP,
     batches: Batches,
     per_sample: LossFn,
     cfg: XorFCNConfig | SelectionFCNConfig,
-    done: Callable[[MLP], torch.Tensor] | None = None,
+    done: Callable[[MLP, torch.Tensor], torch.Tensor] | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Train in place on the batch mean of ``per_sample`` (``E x n``).
 
     Returns the training loss per step (``steps_run x E``; a log, equal across ``E`` up to
-    rounding) and the steps each replica ran. With ``done`` (checked every ``CHECK_EVERY``
-    steps), a replica's weights are frozen at its first check that returns true, and training
-    stops once every replica is done.
+    rounding; NaN once a replica stopped) and the steps each replica ran. With ``done``
+    (``done(net, running)`` on the running replicas, checked every ``CHECK_EVERY`` steps), a
+    replica stops at its first check that returns true: it keeps those weights and leaves the
+    batch, so finished replicas cost nothing, and training ends once every replica is done.
+    The optimizer state of the running replicas carries over entry by entry.
     """
-    params = model.requires_grad_().parameters()
-    opt = _optimizer(cfg.optimizer, params, cfg.rate)
-    kept = [p.detach().clone() for p in params]
-    ran = torch.full((model.replicas,), cfg.steps, dtype=torch.long)
-    finished = torch.zeros(model.replicas, dtype=torch.bool)
+    E = model.replicas
+    running = torch.arange(E)
+    net = _subset(model, running)
+    opt = _optimizer(cfg.optimizer, net.parameters(), cfg.rate)
+    ran = torch.full((E,), cfg.steps, dtype=torch.long)
     losses = []
     for step in range(cfg.steps):
-        inputs, targets = next(batches)
-        loss = per_sample(model(inputs), targets).mean(dim=1)
+        inputs, targets = batches(running)
+        loss = per_sample(net(inputs), targets).mean(dim=1)
         if not bool(torch.isfinite(loss).all()):
-            bad = (~torch.isfinite(loss)).nonzero().flatten().tolist()
+            bad = running[(~torch.isfinite(loss)).cpu()].tolist()
             raise Diverged(
                 f"training diverged at step {step} in replicas {bad}: lower lr ({cfg.rate:g})"
             )
         opt.zero_grad(set_to_none=True)
         loss.sum().backward()
         opt.step()
-        losses.append(loss.detach())
+        log = torch.full((E,), math.nan, dtype=loss.dtype, device=loss.device)
+        losses.append(log.index_copy_(0, running.to(loss.device), loss.detach()))
         if done is not None and (step + 1) % CHECK_EVERY == 0:
             with torch.no_grad():
-                new = done(model).cpu() & ~finished
-                for p, k in zip(params, kept, strict=True):
-                    k[new.to(p.device)] = p.detach()[new.to(p.device)]
-            ran[new], finished = step + 1, finished | new
-            if bool(finished.all()):
-                break
-    with torch.no_grad():
-        for p, k in zip(params, kept, strict=True):
-            p.copy_(torch.where(finished.to(p.device).view(-1, *[1] * (p.dim() - 1)), k, p))
+                stop = done(net, running).cpu()
+            if bool(stop.any()):
+                _store(model, net, running)
+                ran[running[stop]] = step + 1
+                keep = (~stop).nonzero().flatten()
+                running = running[keep]
+                if running.numel() == 0:
+                    break
+                old, net = net, _subset(net, keep)
+                opt = _carry_state(opt, old, net, keep)
+    if running.numel() > 0:
+        _store(model, net, running)
     model.requires_grad_(False)
     return torch.stack(losses), ran
+
+
+def _store(model: MLP, net: MLP, running: torch.Tensor) -> None:
+    """Write the running replicas' weights (``net``) back into ``model``."""
+    with torch.no_grad():
+        for p, q in zip(model.parameters(), net.parameters(), strict=True):
+            p[running.to(p.device)] = q.detach()
+
+
+def _carry_state(
+    opt: torch.optim.Optimizer, old: MLP, new: MLP, keep: torch.Tensor
+) -> torch.optim.Optimizer:
+    """An optimizer over ``new`` holding ``opt``'s per-entry state of replicas ``keep``."""
+    fresh = _optimizer(type(opt).__name__.lower(), new.parameters(), opt.defaults["lr"])
+    for p, q in zip(old.parameters(), new.parameters(), strict=True):
+        fresh.state[q] = {
+            k: v[keep.to(v.device)].clone() if torch.is_tensor(v) and v.dim() > 0 else v
+            for k, v in opt.state.get(p, {}).items()
+        }
+    return fresh
 
 
 # ---------------------------------------------------------------- sparse XOR (SPEC A7.6)
@@ -270,11 +305,43 @@ def _labelled(task: SparseParity, support: torch.Tensor, gens: list[torch.Genera
     return x, torch.where(flips < task.noise, -clean, clean), clean
 
 
-def steps_per_draw(d: int, batch: int) -> int:
-    """Fresh XOR training samples are drawn this many steps at a time, per replica: up to 16,
-    at most ``DRAW_ELEMENTS`` numbers a replica (fewer generator calls; depends on ``d`` and
-    ``batch`` only, so a replica's samples never depend on ``E``)."""
-    return max(1, min(16, DRAW_ELEMENTS // (batch * d)))
+def _fresh_batches(
+    task: SparseParity,
+    support: torch.Tensor,
+    gens: list[torch.Generator],
+    batch: int,
+    move: dict,
+) -> Batches:
+    """Fresh training samples every step, for the running replicas only.
+
+    Replica ``e`` draws, per step, ``d · ceil(batch / 8)`` random bytes from ``gens[e]`` (as
+    64-bit words, 64 coordinates a word) and, with label noise, ``batch`` uniforms for the flips.
+    Byte ``j`` of coordinate ``i`` holds that coordinate's signs in samples ``8j .. 8j + 7``
+    (:data:`BYTE_SIGNS`), written into a buffer reused every step: materialising a fresh float
+    tensor of ``E x batch x d`` each step cost more than the step's arithmetic. The buffer is
+    laid out ``E x d x batch``, so the weight gradient ``xᵀ G`` is a plain product.
+    """
+    E, d = len(gens), task.d
+    cols = (batch + 7) // 8
+    words = torch.empty(E, (d * cols + 7) // 8, dtype=torch.int64)
+    signs = torch.empty(E, d, cols * 8, **move)
+    table = BYTE_SIGNS.to(**move)
+    support = support.to(move["device"])
+
+    def next_batch(running: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        n = running.numel()
+        flips = []
+        for i, e in enumerate(running.tolist()):
+            words[i].random_(-(2**63), None, generator=gens[e])  # 64 uniform bits a word
+            if task.noise > 0:
+                flips.append(torch.rand(batch, generator=gens[e], dtype=torch.float64) < task.noise)
+        raw = words[:n].view(torch.uint8)[:, : d * cols].reshape(-1).to(move["device"])
+        torch.index_select(table, 0, raw.long(), out=signs[:n].view(-1, 8))
+        x = signs[:n, :, :batch].transpose(1, 2)
+        flipped = torch.stack(flips).to(move["device"]) if flips else None
+        return x, task.labels(x, support[running.to(support.device)], flipped)
+
+    return next_batch
 
 
 def train_xor(cfg: XorFCNConfig) -> XorFCNResult:
@@ -288,16 +355,8 @@ def train_xor(cfg: XorFCNConfig) -> XorFCNResult:
     )
     train_gens = _streams(cfg, "fcn-train")
 
-    def fresh() -> Batches:
-        steps, b = steps_per_draw(cfg.d, cfg.batch), cfg.batch
-        while True:
-            x, y, _ = _labelled(task, support, train_gens, steps * b)
-            x, y = x.to(**move), y.to(**move)
-            for s in range(steps):
-                yield x[:, s * b : (s + 1) * b], y[:, s * b : (s + 1) * b]
-
     if cfg.samples is None:
-        batches = fresh()
+        batches = _fresh_batches(task, support, train_gens, cfg.batch, move)
     else:
         x, y, _ = _labelled(task, support, train_gens, cfg.samples)
         batches = _replay(x.to(**move), y.to(**move), _streams(cfg, "fcn-order"), cfg.batch)
@@ -308,8 +367,8 @@ def train_xor(cfg: XorFCNConfig) -> XorFCNResult:
 
     val_x, _, val_clean = _labelled(task, support, _streams(cfg, "fcn-val"), VAL_SAMPLES)
 
-    def perfect(net: MLP) -> torch.Tensor:
-        return sign_error(net, val_x, val_clean) == 0
+    def perfect(net: MLP, running: torch.Tensor) -> torch.Tensor:
+        return sign_error(net, val_x[running], val_clean[running]) == 0
 
     per_sample = xor_loss(cfg.loss)
     losses, ran = _fit(model, batches, per_sample, cfg, perfect if cfg.early_stop else None)
@@ -395,14 +454,15 @@ def train_selection(cfg: SelectionFCNConfig) -> SelectionFCNResult:
         inputs = selection_features(data.X, data.y).to(**move)
         return inputs, sts(data.X, data.y).to(**move)
 
-    def fresh() -> Batches:
+    def fresh() -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         step = 0
         while True:
             yield pairs(cfg.batch, ("train", step))
             step += 1
 
     if cfg.samples is None:
-        batches = fresh()
+        stream = fresh()
+        batches: Batches = lambda running: next(stream)  # noqa: E731 (every replica runs)
     else:
         batches = _replay(*pairs(cfg.samples, ("fcn-set",)), _streams(cfg, "fcn-order"), cfg.batch)
     model = MLP.init(

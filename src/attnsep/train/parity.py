@@ -82,27 +82,40 @@ def empirical_weights_gradient(
     n: int,
     first_replica: int = 0,
 ) -> WeightsGradient:
-    """``gamma -> (mean (f - y)^2, its gamma-gradient)`` over ``n`` streamed samples (SPEC A4)."""
+    """``gamma -> (mean (f - y)^2, its gamma-gradient)`` over ``n`` streamed samples (SPEC A4).
+
+    Replica by replica and block by block, so each block's ``x`` stays in the cache for both of
+    its products (``x gamma^T`` and ``coef^T x``), and a replica's result never depends on the
+    batch it is in.
+    """
     int_at_least("n", n, 1)
+    support = support.cpu()
 
     def loss_of_weights(gamma: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         total = torch.zeros(gamma.shape[0], dtype=gamma.dtype, device=gamma.device)
         grad = torch.zeros_like(gamma)
-        heads = gamma.shape[1]
-        for x, y in task.samples(seed, support.cpu(), n, first_replica):
-            x, y = x.to(gamma.device, gamma.dtype), y.to(gamma.device, gamma.dtype)
-            proj = torch.bmm(x, gamma.transpose(1, 2))  # E x rows x H
-            residual = model.sign * proj.prod(dim=2) - y
-            total += (residual**2).sum(dim=1)
-            others = torch.stack(
-                [proj[:, :, [j for j in range(heads) if j != h]].prod(dim=2) for h in range(heads)],
-                dim=2,
-            )
-            coef = (2 * model.sign) * residual[:, :, None] * others  # E x rows x H
-            grad += torch.bmm(coef.transpose(1, 2), x)
+        for e, weights in enumerate(gamma):
+            for x, y in task.samples(seed, support[e : e + 1], n, first_replica + e):
+                x, y = x[0].to(gamma.device, gamma.dtype), y[0].to(gamma.device, gamma.dtype)
+                proj = x @ weights.T  # rows x H
+                residual = model.sign * proj.prod(dim=1) - y
+                total[e] += residual @ residual
+                coef = (2 * model.sign) * residual[:, None] * other_heads(proj)
+                grad[e] += coef.T @ x
         return total / n, grad / n
 
     return loss_of_weights
+
+
+def other_heads(proj: torch.Tensor) -> torch.Tensor:
+    """``rows x H``: entry ``h`` is the product of the other heads' projections (``d f / d proj_h``
+    up to the sign), without dividing by ``proj_h``."""
+    if proj.shape[1] == 2:  # sparse XOR: one op
+        return proj.flip(1)
+    ones = proj.new_ones(proj.shape[0], 1)
+    before = torch.cat([ones, proj[:, :-1]], dim=1).cumprod(dim=1)
+    after = torch.cat([proj[:, 1:], ones], dim=1).flip(1).cumprod(dim=1).flip(1)
+    return before * after
 
 
 def empirical_objective(

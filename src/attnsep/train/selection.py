@@ -21,6 +21,16 @@ Objectives:
 
 Replica ``e`` draws step ``t`` from streams ``(seed, e, ..., "train", t)``; SGD acts entry by
 entry on ``W`` (``E x D x D``), so a replica's trajectory does not depend on ``E``.
+
+Population steps with stochastic PE draw only what the step depends on (:func:`law_terms`),
+exact in distribution: with ``v = W_pp u_y``, an encoding off ``y`` enters through its
+coordinate ``t_i`` along ``v`` (logit ``‖v‖ t_i``) and its part orthogonal to ``v``, which
+reaches the gradient only through the sum ``R = Σ_{i∉y} c_i p_i^⊥`` (``c_i = ∂L/∂a_i``). ``R``
+is isotropic in ``v^⊥``: its direction is one uniform draw, its norm follows the random walk
+``‖S_k‖² = ‖S_{k−1}‖² + w_k² + 2 w_k ‖S_{k−1}‖ cos_k`` (``cos_k`` a coordinate of a uniform unit
+vector of ``v^⊥``, independent of the past). A sequence costs ``O(q m_p + T)`` draws instead of
+``O(T m_p)``, so ``T = 1024`` steps are cheap (bench row 6); the draws come from the streams
+``(seed, e, "pe-law", "train", t)``, never from the explicit ``(seed, e, "pe", ...)`` ones.
 """
 
 from __future__ import annotations
@@ -28,11 +38,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from ..exact.selection import per_sequence_loss
 from ..models.selector import TRAINABLE, forward, trainable_mask
 from ..positional import PE_KINDS, FixedPE, StochasticPE
+from ..rng import stream_seed
 from ..tasks.selection import TokenSelection, sts
 from ..validate import int_at_least, one_of, positive_finite, require
 
@@ -126,18 +138,187 @@ def _step_loss(
     return (f - sts(data.X, data.y)).pow(2).sum(dim=-1).mean(dim=-1)
 
 
+@dataclass(frozen=True)
+class LawDraws:
+    """One batch's draws for :func:`law_terms`, per replica (numpy, ``E`` first, ``K = T − q``).
+
+    ``on_y``: ``E x B x q x m`` encodings of ``y``; ``coord``: ``E x B x K`` coordinates ``t_i``
+    of the encodings off ``y`` along ``v``; ``perp``: ``E x B x K`` norms of their parts
+    orthogonal to ``v`` (sphere: ``sqrt(1 − t_i²)``; gaussian: unused); ``walk``: ``E x B x K``
+    cosines of the random walk and ``joins``: ``E x B x J`` those joining its chunks (sphere,
+    :func:`_chunked_walk_norm`); ``normal``: ``E x B x m``, the direction of ``R``.
+    """
+
+    on_y: np.ndarray
+    coord: np.ndarray
+    perp: np.ndarray | None
+    walk: np.ndarray | None
+    joins: np.ndarray | None
+    normal: np.ndarray
+
+
+def _walk_chunks(K: int) -> tuple[int, int]:
+    """``(J, L)``: the walk's ``K`` steps go in ``J ≈ sqrt(K)`` chunks of ``L`` (padded)."""
+    chunks = max(1, math.isqrt(K))
+    return chunks, -(-K // chunks)
+
+
+def _coordinates(rng: np.random.Generator, shape: tuple[int, ...], dim: int) -> np.ndarray:
+    """A coordinate of a uniform unit vector of ``R^dim``: ``z / sqrt(z² + χ²_{dim−1})``."""
+    z = rng.standard_normal(shape)
+    if dim < 2:
+        return np.sign(z)
+    return z / np.sqrt(z * z + 2.0 * rng.standard_gamma((dim - 1) / 2, shape))
+
+
+def _sphere_parts(
+    rng: np.random.Generator, shape: tuple[int, ...], m_p: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(t, perp, cos, joins)`` of encodings ``(z v̂ + h) / ‖z v̂ + h‖``, ``h`` Gaussian in ``v^⊥``.
+
+    ``h = z' ŝ + h'`` along the walk's current direction ``ŝ`` (made of earlier encodings, so
+    independent of ``h``), ``‖h'‖² ~ χ²_{m−2}``: one chi-square per encoding gives its coordinate
+    ``t = z / ρ``, its orthogonal norm ``‖h‖ / ρ`` and the walk's cosine ``z' / ‖h‖`` exactly.
+    ``joins``: fresh cosines in ``v^⊥`` (``R^{m−1}``) that join the walk's chunks.
+    """
+    z = rng.standard_normal(shape)
+    joins_shape = (*shape[:-1], _walk_chunks(shape[-1])[0])
+    if m_p == 1:
+        return np.sign(z), np.zeros(shape), np.zeros(shape), np.zeros(joins_shape)
+    side = rng.standard_normal(shape)
+    rest = 2.0 * rng.standard_gamma((m_p - 2) / 2, shape) if m_p > 2 else np.zeros(shape)
+    h = np.sqrt(side * side + rest)
+    rho = np.sqrt(z * z + h * h)
+    return z / rho, h / rho, side / h, _coordinates(rng, joins_shape, m_p - 1)
+
+
+def law_draws(
+    seed: int,
+    replicas: range,
+    key: tuple[int | str, ...],
+    batch: int,
+    T: int,
+    q: int,
+    m_p: int,
+    kind: str,
+) -> LawDraws:
+    """Replica ``e`` draws from stream ``(seed, e, "pe-law", *key)`` only (independent of ``E``)."""
+    parts = []
+    shape = (batch, T - q)
+    for e in replicas:
+        rng = np.random.default_rng(stream_seed(seed, e, "pe-law", *key))
+        on_y = rng.standard_normal((batch, q, m_p))
+        normal = rng.standard_normal((batch, m_p))
+        if kind == "sphere":
+            on_y /= np.linalg.norm(on_y, axis=-1, keepdims=True)
+            coord, perp, walk, joins = _sphere_parts(rng, shape, m_p)
+        else:
+            on_y /= math.sqrt(m_p)
+            coord, perp, walk, joins = rng.standard_normal(shape) / math.sqrt(m_p), None, None, None
+        parts.append((on_y, coord, perp, walk, joins, normal))
+    return LawDraws(
+        *(None if arrays[0] is None else np.stack(arrays) for arrays in zip(*parts, strict=True))
+    )
+
+
+def _walk_norm(steps: np.ndarray, cosines: np.ndarray) -> np.ndarray:
+    """``‖Σ_k w_k r_k‖`` for ``r_k`` i.i.d. uniform unit vectors, given ``w`` and the cosines
+    between each ``r_k`` and the partial sum before it (last axis: ``k``)."""
+    w = np.ascontiguousarray(np.moveaxis(steps, -1, 0))
+    c = np.ascontiguousarray(np.moveaxis(2.0 * cosines, -1, 0))
+    square = np.zeros(w.shape[1:])
+    for k in range(w.shape[0]):
+        square += w[k] * (w[k] + np.sqrt(square) * c[k])
+        np.maximum(square, 0.0, out=square)
+    return np.sqrt(square)
+
+
+def _chunked_walk_norm(steps: np.ndarray, cosines: np.ndarray, joins: np.ndarray) -> np.ndarray:
+    """:func:`_walk_norm` in ``J + L ≈ 2 sqrt(K)`` vectorized rounds instead of ``K``.
+
+    The ``K`` steps (last axis) walk in ``J`` chunks of ``L`` side by side (:func:`_walk_chunks`;
+    zero steps pad the last chunk); the chunks' sums are independent and isotropic, so their
+    norms add up by one more walk of ``J`` steps whose cosines are ``joins`` (fresh ones)."""
+    K = steps.shape[-1]
+    chunks, length = _walk_chunks(K)
+    pad = [(0, 0)] * (steps.ndim - 1) + [(0, chunks * length - K)]
+    shape = (*steps.shape[:-1], chunks, length)
+    sums = _walk_norm(np.pad(steps, pad).reshape(shape), np.pad(cosines, pad).reshape(shape))
+    return _walk_norm(sums, joins)
+
+
+def law_terms(
+    W_pp: torch.Tensor, draws: LawDraws, d: int, kind: str
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Per sequence, exact in distribution (module docstring): ``(loss, g, u)`` with
+    ``loss = d Σ_i (s_i − 1{i∈y}/q)²`` (``E x B``), ``g = Σ_i (∂loss/∂a_i) p_i`` and ``u = u_y``
+    (``E x B x m``); the gradient of the loss in ``W_pp`` (``E x m x m``) is ``mean_b g uᵀ``."""
+    on_y, t = torch.from_numpy(draws.on_y), torch.from_numpy(draws.coord)
+    q, m_p = on_y.shape[-2], on_y.shape[-1]
+    u = on_y.sum(dim=-2)
+    v = torch.bmm(u, W_pp.transpose(-1, -2))  # rows W u, E x B x m
+    norm = v.norm(dim=-1, keepdim=True)
+    first = torch.zeros(m_p, dtype=v.dtype)
+    first[0] = 1.0
+    unit = torch.where(norm > 0, v / norm.clamp_min(1e-300), first)
+    a = torch.cat([torch.einsum("ebqm,ebm->ebq", on_y, v), norm * t], dim=-1)
+    s = torch.softmax(a, dim=-1)
+    gap = s.clone()
+    gap[..., :q] -= 1.0 / q
+    loss = d * gap.pow(2).sum(dim=-1)
+    c = (2 * d) * s * (gap - (s * gap).sum(dim=-1, keepdim=True))
+    c_out = c[..., q:]
+    normal = torch.from_numpy(draws.normal)
+    side = normal - (normal * unit).sum(dim=-1, keepdim=True) * unit
+    if kind == "sphere":
+        steps = c_out.numpy() * draws.perp
+        length = torch.from_numpy(_chunked_walk_norm(steps, draws.walk, draws.joins))
+        side = side * (length.unsqueeze(-1) / side.norm(dim=-1, keepdim=True).clamp_min(1e-300))
+    else:
+        side = side * (c_out.pow(2).sum(dim=-1, keepdim=True) / m_p).sqrt()
+    along = (c_out * t).sum(dim=-1, keepdim=True)
+    g = torch.einsum("ebq,ebqm->ebm", c[..., :q], on_y) + along * unit + side
+    return loss, g, u
+
+
+def _law_step(
+    config: SelectionTrainConfig, W: torch.Tensor, step: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-replica loss (``E``) and gradient (``E x D x D``) of a population step, drawn by law."""
+    d = config.d
+    draws = law_draws(
+        config.seed,
+        range(config.replicas),
+        ("train", step),
+        config.batch,
+        config.T,
+        config.q,
+        config.pe_dim,
+        config.pe_kind,
+    )
+    loss, g, u = law_terms(W[:, d:, d:], draws, d, config.pe_kind)
+    grad = torch.zeros_like(W)
+    grad[:, d:, d:] = torch.bmm(g.transpose(-1, -2), u) / config.batch
+    return loss.mean(dim=-1), grad
+
+
 def train(config: SelectionTrainConfig) -> SelectionTrainResult:
     """SGD (or population GD) from ``W = 0`` for ``config.steps`` steps (SPEC B3)."""
     pe = config.encodings()
     size = config.d + config.pe_dim
-    W = torch.zeros(config.replicas, size, size, dtype=torch.float64, requires_grad=True)
+    by_law = config.objective == "population" and config.pe == "stochastic"
+    W = torch.zeros(config.replicas, size, size, dtype=torch.float64, requires_grad=not by_law)
     mask = trainable_mask(config.d, config.pe_dim, config.trainable)
     losses = torch.empty(config.steps, config.replicas, dtype=torch.float64)
     for step in range(config.steps):
-        loss = _step_loss(config, W, pe, step)
+        if by_law:
+            loss, grad = _law_step(config, W, step)
+        else:
+            loss = _step_loss(config, W, pe, step)
         if not bool(torch.isfinite(loss).all()):
             raise ValueError(f"training diverged at step {step} (loss {loss.tolist()}): lower lr")
-        (grad,) = torch.autograd.grad(loss.sum(), W)
+        if not by_law:
+            (grad,) = torch.autograd.grad(loss.sum(), W)
         rate = config.lr * (1.0 - step / config.steps)
         with torch.no_grad():
             W -= rate * mask * grad

@@ -1,0 +1,87 @@
+"""Population steps drawn by law (train.selection.law_terms): the same law as explicit draws."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from attnsep.exact.selection import per_sequence_loss
+from attnsep.models.selector import position_logits, query
+from attnsep.positional import StochasticPE
+from attnsep.train import selection as module
+from attnsep.train.selection import SelectionTrainConfig, law_draws, law_terms, train
+
+N = 60_000
+Z = 4.5  # a few statistics per case: |z| below 4.5 by chance almost surely
+
+
+def explicit_terms(W_pp: torch.Tensor, kind: str, T: int, q: int, d: int):
+    """``(loss, g, u)`` from explicit encodings and autograd through the logits."""
+    m = W_pp.shape[-1]
+    P = StochasticPE(17, 1, m, kind).draw(("explicit",), N, T)
+    y = torch.arange(q).expand(1, N, q)
+    a = position_logits(W_pp, P, y).requires_grad_(True)
+    W = torch.zeros(1, d + m, d + m, dtype=torch.float64)
+    W[:, d:, d:] = W_pp
+    loss = per_sequence_loss(W, P, y)
+    s = torch.softmax(a, dim=-1)
+    target = torch.zeros_like(s)
+    target[..., :q] = 1 / q
+    (c,) = torch.autograd.grad((d * (s - target).pow(2).sum(dim=-1)).sum(), a)
+    return loss, torch.einsum("ebt,ebtm->ebm", c, P), query(P, y)
+
+
+def statistics(loss, g, u, W_pp):
+    """Per-sequence values whose means both methods must share."""
+    return {
+        "loss": loss[0],
+        "|g|^2": g[0].pow(2).sum(-1),
+        "g.u": (g[0] * u[0]).sum(-1),
+        "g.Wu": (g[0] * (u[0] @ W_pp[0].T)).sum(-1),
+        "g0 u1": g[0, :, 0] * u[0, :, 1],
+    }
+
+
+@pytest.mark.parametrize("kind", ["sphere", "gaussian"])
+@pytest.mark.parametrize(("T", "q", "m"), [(6, 2, 5), (5, 1, 2), (40, 3, 4)])
+def test_law_matches_explicit_draws(kind: str, T: int, q: int, m: int) -> None:
+    d = 2
+    rng = np.random.default_rng(1)
+    W_pp = torch.from_numpy(rng.standard_normal((1, m, m)) * 1.5 + 2 * np.eye(m))
+    law = statistics(
+        *law_terms(W_pp, law_draws(3, range(1), ("k",), N, T, q, m, kind), d, kind), W_pp
+    )
+    ref = statistics(*explicit_terms(W_pp, kind, T, q, d), W_pp)
+    for name, values in law.items():
+        a, b = values.double(), ref[name].double()
+        se = math.hypot(float(a.std()), float(b.std())) / math.sqrt(N)
+        z = (float(a.mean()) - float(b.mean())) / se
+        assert abs(z) < Z, f"{name}: law {float(a.mean()):.5f} vs explicit {float(b.mean()):.5f}"
+
+
+def test_chunked_walk_norm_has_the_law_of_a_sum_of_unit_vectors() -> None:
+    rng = np.random.default_rng(0)
+    n, K, dim = 20_000, 37, 5
+    w = rng.uniform(-1, 1, K)
+    direct = rng.standard_normal((n, K, dim))
+    direct /= np.linalg.norm(direct, axis=-1, keepdims=True)
+    explicit = np.linalg.norm(np.einsum("k,nkd->nd", w, direct), axis=-1)
+    cosines = np.stack([module._coordinates(rng, (n,), dim) for _ in range(K)], axis=-1)
+    joins = module._coordinates(rng, (n, module._walk_chunks(K)[0]), dim)
+    walked = module._chunked_walk_norm(np.broadcast_to(w, (n, K)), cosines, joins)
+    assert abs(float((walked**2).mean()) / float(np.sum(w * w)) - 1) < 0.03  # E|S|^2 = sum w^2
+    se = math.hypot(walked.std(), explicit.std()) / math.sqrt(n)
+    assert abs(walked.mean() - explicit.mean()) < Z * se
+
+
+def test_population_training_is_seeded_and_replicas_independent_of_E() -> None:
+    base = dict(d=3, T=12, q=2, pe_dim=8, batch=32, steps=20, trainable="position")
+    config = SelectionTrainConfig(**base, objective="population", replicas=3, seed=5, lr=0.4)
+    a, b = train(config), train(config)
+    assert torch.equal(a.W, b.W) and torch.equal(a.losses, b.losses)
+    two = train(SelectionTrainConfig(**base, objective="population", replicas=2, seed=5, lr=0.4))
+    assert torch.allclose(two.W, a.W[:2], rtol=0, atol=1e-12)
+    assert not torch.allclose(a.W[0], a.W[1])
