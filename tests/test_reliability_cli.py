@@ -205,7 +205,11 @@ ROWS = [
         f"sweep separation-xor --set 'd_values=[1]' --store s.sqlite {FAST}", "d_values|d must", "1"
     ),
     row(f"sweep separation-select --set 'T_values=[1]' --store s.sqlite {FAST}", "T_values", "1"),
-    row(f"sweep separation-select --set q=9 --store s.sqlite {FAST}", "q must be <= T", "9"),
+    row(
+        f"sweep separation-select --set q_values=[9] --store s.sqlite {FAST}",
+        "q must be < every T",
+        "9",
+    ),
     row(f"sweep one-step --store /proc/s.sqlite {FAST}", "/proc/s.sqlite"),
     row(f"sweep one-step --store afile/s.sqlite {FAST}", "afile"),
     row(f"sweep one-step --store text.sqlite {FAST}", "text.sqlite"),

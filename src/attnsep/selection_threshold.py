@@ -1,0 +1,322 @@
+"""The PE width a trained selector needs: ``m_p*`` by bisection, each probe trained to
+convergence by a stopping rule (SPEC B5.2, Part C, Part D).
+
+**Training** (SPEC B3, position block only, from ``W = 0``): gradient descent on the loss that
+is exact over the Gaussian tokens, Monte Carlo over ``(y, PE)``, from the rate
+``lr = lr_per_dim · m_p`` (adapted per replica, below). The logits are ``a_i = p_i · v`` with
+``v = W u_y``. Off the subset, ``p_i`` is isotropic and independent of ``v``, so
+``a_i = ‖v‖ t_i`` with ``t_i`` one coordinate of an encoding (the law used by
+``exact/family.py``): a sequence costs ``O(q m + m² + T)`` instead of ``O(T m)``, which makes
+``T = 1024`` affordable. The loss keeps its law exactly, and autograd's gradient
+``t_i v̂ u_yᵀ`` is the full-draw gradient ``p_i u_yᵀ`` averaged over the component of ``p_i``
+orthogonal to ``v`` (symmetric, independent of every logit): an unbiased estimate of the same
+population gradient, with less noise (tested against full draws).
+
+**Stopping rule** (*choice*): after every ``chunk`` steps each replica's loss is evaluated on one
+fixed *monitor* draw (the same sequences every time, so successive values differ by training,
+not by sampling). A chunk that raised a replica's monitor loss is undone and its rate halved; a
+chunk that lowered it multiplies the rate by ``grow`` (the "bold driver": plain GD from ``W = 0``
+crawls at large ``T``, where the gradient is of order ``1/T``, and a fixed rate fast enough for
+that start overshoots later). A replica stops, and keeps its ``W``, at the first of: monitor loss
+``<= reached x target x`` uniform (rule ``reached``: the monitor loss never rises, so it has
+succeeded); within ``near_best`` of the ``W = αI`` family's best loss at ``(T, q, m_p)``
+(``near-best``); the last chunk's gain below ``plateau`` times both the current loss and the
+gain since ``W = 0`` (``plateau``; the second keeps the slow start from reading as one); or
+``max_steps`` (``cap``). Success is judged on an independent *eval* draw: loss ``<= target x``
+uniform.
+
+Randomness: replica ``e`` draws batch ``key`` from stream ``(seed, e, "select-threshold", T, q,
+m_p, kind, *key)``; its trajectory does not depend on how many replicas run beside it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from .exact.family import best_family_loss
+from .exact.selection import uniform_attention_loss
+from .metrics import stats
+from .metrics.stats import LINEAR_LOG, POWER
+from .positional import PE_KINDS
+from .rng import stream_seed
+from .search import Probe, probe_matrix, smallest_passing
+from .train.selection import POSITION_LR_PER_DIM
+from .validate import int_at_least, one_of, positive_finite, require
+
+TARGET = 0.2
+"""Success: loss at most this fraction of the uniform-attention loss ``d (T − q) / (q T)``."""
+RATE = 0.9
+"""``m_p*``: the smallest width whose success rate over the replicas reaches this."""
+
+
+@dataclass(frozen=True)
+class Stopping:
+    """When a probe's training stops (see the module docstring); steps come in ``chunk``s."""
+
+    chunk: int = 25
+    near_best: float = 0.03
+    plateau: float = 0.01
+    grow: float = 1.5  # the rate's factor after a chunk that lowered the monitor loss
+    reached: float = 0.5  # stop a replica whose monitor loss is below this x target x uniform
+    max_steps: int = 3000
+    monitor: int = 512  # sequences of the fixed monitor draw
+
+    def __post_init__(self) -> None:
+        int_at_least("chunk", self.chunk, 1)
+        positive_finite("near_best", self.near_best)
+        positive_finite("plateau", self.plateau)
+        require(0 < self.reached < 1, f"reached must be in (0, 1), got {self.reached!r}")
+        require(self.grow >= 1, f"grow must be >= 1, got {self.grow!r}")
+        int_at_least("max_steps", self.max_steps, self.chunk)
+        int_at_least("monitor", self.monitor, 2)
+
+
+@dataclass(frozen=True)
+class Training:
+    """One probe's training and evaluation settings (SPEC B3 defaults, position block)."""
+
+    batch: int = 128
+    lr_per_dim: float = POSITION_LR_PER_DIM
+    eval_size: int = 2048
+    kind: str = "sphere"
+    stopping: Stopping = Stopping()
+
+    def __post_init__(self) -> None:
+        int_at_least("batch", self.batch, 1)
+        positive_finite("lr_per_dim", self.lr_per_dim)
+        int_at_least("eval_size", self.eval_size, 2)
+        one_of("pe kind", self.kind, PE_KINDS)
+
+
+def draw(
+    T: int, q: int, m_p: int, batch: int, seed: int, replicas: int, key: tuple, kind: str
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(on_y, t)``: the encodings of the subset ``E x B x q x m_p`` and the off-subset
+    coordinates ``E x B x (T − q)`` (law of one coordinate of an encoding)."""
+    ons, ts = [], []
+    for e in range(replicas):
+        rng = np.random.default_rng(stream_seed(seed, e, "select-threshold", T, q, m_p, kind, *key))
+        on_y = rng.standard_normal((batch, q, m_p))
+        if kind == "sphere":
+            on_y /= np.linalg.norm(on_y, axis=-1, keepdims=True)
+            z = rng.standard_normal((batch, T - q))
+            rest = 2 * rng.standard_gamma((m_p - 1) / 2, z.shape) if m_p > 1 else 0.0
+            t = z / np.sqrt(z**2 + rest)  # z_1 / ‖z‖ with ‖z_{2..m}‖² ~ χ²_{m−1}
+        else:
+            on_y /= math.sqrt(m_p)
+            t = rng.standard_normal((batch, T - q)) / math.sqrt(m_p)
+        ons.append(on_y)
+        ts.append(t)
+    return torch.from_numpy(np.stack(ons)), torch.from_numpy(np.stack(ts))
+
+
+def product_losses(W: torch.Tensor, on_y: torch.Tensor, t: torch.Tensor, d: int) -> torch.Tensor:
+    """Per-sequence ``d Σ_i (s_i − 1{i∈y}/q)²`` (``E x B``, SPEC B3) with logits ``p_i · W u_y``
+    on the subset and ``‖W u_y‖ t_i`` off it; ``W`` is the position block ``E x m_p x m_p``."""
+    q = on_y.shape[-2]
+    v = torch.einsum("eij,ebj->ebi", W, on_y.sum(dim=-2))
+    inside = torch.einsum("ebqm,ebm->ebq", on_y, v)
+    outside = torch.linalg.vector_norm(v, dim=-1, keepdim=True) * t
+    s = torch.softmax(torch.cat([inside, outside], dim=-1), dim=-1)
+    return d * ((s[..., :q] - 1.0 / q).pow(2).sum(dim=-1) + s[..., q:].pow(2).sum(dim=-1))
+
+
+@dataclass(frozen=True)
+class Converged:
+    """A probe's outcome per replica: final loss / uniform on the eval draw (± s.e.), the steps
+    used, the rule that stopped training and the family's best loss / uniform."""
+
+    ratios: list[float]
+    stderrs: list[float]
+    steps: list[int]
+    rules: list[str]
+    family_ratio: float
+
+
+def converge(
+    T: int,
+    q: int,
+    m_p: int,
+    d: int,
+    replicas: int,
+    seed: int,
+    training: Training = Training(),
+    target: float = TARGET,
+) -> Converged:
+    """Train ``replicas`` position blocks until the stopping rule fires (module docstring)."""
+    require(q < T, f"q must be < T (the uniform loss is 0 at q = T), got q={q}, T={T}")
+    stop, kind = training.stopping, training.kind
+    uniform = float(uniform_attention_loss(T, q, d))
+    best = best_family_loss(T, q, m_p, d, kind, seed=seed).loss
+
+    def sample(key: tuple, size: int) -> tuple[torch.Tensor, torch.Tensor]:
+        return draw(T, q, m_p, size, seed, replicas, key, kind)
+
+    def mean_loss(data: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
+        with torch.no_grad():
+            return product_losses(W, *data, d).mean(dim=-1)
+
+    W = torch.zeros(replicas, m_p, m_p, dtype=torch.float64)
+    lr = torch.full((replicas, 1, 1), training.lr_per_dim * m_p, dtype=torch.float64)
+    monitor = sample(("monitor",), stop.monitor)
+    initial = previous = mean_loss(monitor)
+    rules, steps = ["cap"] * replicas, [stop.max_steps] * replicas
+    step = 0
+    while step < stop.max_steps and "cap" in rules:
+        running = torch.tensor([r == "cap" for r in rules])[:, None, None]
+        start = W.clone()
+        for _ in range(stop.chunk):
+            W.requires_grad_(True)
+            loss = product_losses(W, *sample(("train", step), training.batch), d).mean(dim=-1)
+            (grad,) = torch.autograd.grad(loss.sum(), W)
+            W = (W - running * lr * grad).detach()
+            step += 1
+        current = mean_loss(monitor)
+        # bold driver: a chunk that made the monitor loss worse is undone at half the rate
+        worse = ~torch.isfinite(current) | (current > previous)
+        W = torch.where(worse[:, None, None], start, W)
+        lr = torch.where(worse[:, None, None], lr / 2, lr * stop.grow)
+        current = torch.where(worse, previous, current)
+        gain = torch.where(worse, math.inf, previous - current)
+        flat = gain < stop.plateau * torch.minimum(current, initial - current)
+        for e in (e for e in range(replicas) if rules[e] == "cap"):
+            if current[e] <= stop.reached * target * uniform:
+                rules[e], steps[e] = "reached", step
+            elif current[e] <= (1 + stop.near_best) * best:
+                rules[e], steps[e] = "near-best", step
+            elif flat[e]:
+                rules[e], steps[e] = "plateau", step
+        previous = current
+    with torch.no_grad():
+        final = product_losses(W, *sample(("eval",), training.eval_size), d)
+    means, stderrs = final.mean(dim=-1), final.std(dim=-1) / math.sqrt(training.eval_size)
+    return Converged(
+        ratios=(means / uniform).tolist(),
+        stderrs=(stderrs / uniform).tolist(),
+        steps=steps,
+        rules=rules,
+        family_ratio=best / uniform,
+    )
+
+
+def family_threshold(
+    T: int, q: int, target: float = TARGET, m_limit: int = 4096, kind: str = "sphere", seed: int = 0
+) -> int | None:
+    """``m_p^fam``: the smallest width whose ``W = αI`` family reaches ``target`` x uniform
+    (``exact.family.best_family_loss``; the ratio does not depend on ``d``)."""
+
+    def evaluate(m_p: int) -> list[bool]:
+        best = best_family_loss(T, q, m_p, 1, kind, seed=seed)
+        return [best.loss <= target * best.uniform]
+
+    return smallest_passing(evaluate, 1.0, 2, m_limit)[0]
+
+
+def trained_threshold(
+    T: int,
+    q: int,
+    d: int,
+    replicas: int,
+    seed: int = 0,
+    training: Training = Training(),
+    target: float = TARGET,
+    m_limit: int = 2048,
+) -> dict:
+    """``m_p*``: the smallest width whose converged selectors reach ``target`` x uniform in a
+    ``RATE`` share of the replicas (``search.smallest_passing``: doubling, then bisection to a
+    step of 1). Each probe record keeps every replica's outcome and ratio, the steps used and
+    the stopping rule, so the bootstrap (``stats.threshold_draws``) needs no recomputation.
+
+    The search starts at half the family's threshold ``m_p^fam`` (a trained selector is not
+    expected below it, so the cheap small widths are skipped); should that start pass, the
+    search is repeated from 2, reusing every probe already trained."""
+    runs: dict[int, Converged] = {}
+
+    def evaluate(m_p: int) -> list[bool]:
+        if m_p not in runs:
+            runs[m_p] = converge(T, q, m_p, d, replicas, seed, training, target)
+        return [r <= target for r in runs[m_p].ratios]
+
+    family = family_threshold(T, q, target, m_limit, training.kind, seed)
+    start = max(2, (family or m_limit) // 2)
+    m_star, _ = smallest_passing(evaluate, RATE, start, m_limit)
+    if m_star == start and start > 2:
+        m_star, _ = smallest_passing(evaluate, RATE, 2, start)
+    probes = [Probe(m, tuple(r <= target for r in runs[m].ratios)) for m in sorted(runs)]
+    return {
+        "T": T,
+        "q": q,
+        "d": d,
+        "m_star": m_star,
+        "family_m": family,
+        "target": target,
+        "replicas": replicas,
+        "training": asdict(training),
+        "probes": [{**p.as_record(), **asdict(runs[p.size])} for p in probes],
+    }
+
+
+# --- the growth law of m_p*(T): the analysis shared by B5.2 and C (SPEC Part D) ------------
+
+RIVAL_MIN_ALPHA = 0.3
+"""The rival of the held-out test: ``c T^alpha`` with ``alpha >= 0.3``."""
+
+
+def separating_T(
+    Ts: list[float], m: list[float], lows: list[float], highs: list[float]
+) -> int | None:
+    """The smallest ``T = 2^k`` beyond the largest measured one at which ``a + b ln T`` and the
+    rival, both fitted on all sizes, differ by more than the relative interval width measured
+    at the largest ``T``; ``None`` when undefined or beyond ``2^40``."""
+    if len(Ts) < 2 or not np.isfinite(m + highs).all() or m[-1] <= 0:
+        return None
+    width = max(highs[-1] - lows[-1], 1.0) / m[-1]  # thresholds are integers: at least 1 apart
+    paper, rival = LINEAR_LOG.fit(Ts, m), POWER.fit(Ts, m, RIVAL_MIN_ALPHA)
+    for k in range(int(math.log2(max(Ts))) + 1, 41):
+        p, r = LINEAR_LOG.predict(paper, [2.0**k])[0], POWER.predict(rival, [2.0**k])[0]
+        if abs(p - r) > width * max(min(p, r), 1e-12):
+            return 2**k
+    return None
+
+
+def law_series(records: list[dict], offset: int = 0) -> dict[str, Any]:
+    """One series of thresholds (records of ``trained_threshold`` at several ``T``) plus
+    ``offset`` (C: the width ``d + m_p*``): per ``T`` the point and its bootstrap 95% interval
+    over replicas; the slope ``b`` of ``a + b ln T`` and the exponent ``alpha`` of ``c T^alpha``
+    with bootstrap intervals; the held-out comparison (at least 3 sizes) and ``separating_T``."""
+    rows = sorted(records, key=lambda r: r["T"])
+    Ts = [float(r["T"]) for r in rows]
+    m, lows, highs, draws = [], [], [], []
+    for r in rows:
+        sizes, outcomes = probe_matrix(r["probes"])
+        point, boot = stats.threshold_draws(sizes, outcomes, RATE, seed=r["T"])
+        low, high = stats.interval(boot)
+        m.append(point + offset)
+        lows.append(low + offset)
+        highs.append(math.inf if math.isinf(point) else high + offset)
+        draws.append(boot + offset)
+    out: dict[str, Any] = {"T": Ts, "m": m, "low": lows, "high": highs}
+    out["b"] = out["alpha"] = (math.nan, math.nan, math.nan)
+    if len(Ts) >= 2:
+        matrix = np.column_stack(draws)
+        for name, law in (("b", LINEAR_LOG), ("alpha", POWER)):
+            low, high = stats.interval(stats.exponent_draws(law, Ts, matrix))
+            out[name] = (law.fit(Ts, m)[1], low, high)
+    out["comparison"] = (
+        stats.compare_laws(LINEAR_LOG, POWER, Ts, m, lows, highs, RIVAL_MIN_ALPHA)
+        if len(Ts) >= 3
+        else None
+    )
+    out["separating_T"] = separating_T(Ts, m, lows, highs)
+    return out
+
+
+def predictions(fit: dict[str, Any]) -> str:
+    """``[p1, p2] (inside|outside the intervals)`` of one law's held-out predictions."""
+    shown = ", ".join("n/a" if p is None else f"{p:.3g}" for p in fit["predicted"])
+    return f"[{shown}] ({'inside' if fit['inside'] else 'outside'} the intervals)"

@@ -1,0 +1,127 @@
+"""The m_p* search of SPEC B5.2 / C: the product-law loss and gradient against full encodings,
+training to convergence, the bisection records and the growth-law analysis."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from attnsep import selection_threshold as sel
+from attnsep.exact.family import best_family_loss
+from attnsep.exact.selection import per_sequence_loss
+from attnsep.metrics import stats
+from attnsep.positional import StochasticPE
+from attnsep.search import probe_matrix, smallest_passing
+from attnsep.tasks.selection import TokenSelection
+
+T, Q, M, D = 9, 2, 6, 3
+
+
+def random_W(seed: int = 0) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    return torch.eye(M, dtype=torch.float64) * 2 + torch.randn(M, M, generator=g).double()
+
+
+def full_losses(W: torch.Tensor, kind: str, n: int, key: str) -> torch.Tensor:
+    """Per-sequence losses with every encoding drawn (the library's exact-over-tokens loss)."""
+    P = StochasticPE(seed=5, replicas=1, width=M, kind=kind).draw((key,), n, T)
+    y = TokenSelection(D, T, Q).sample(5, 1, n, (key,)).y
+    full = torch.zeros(1, D + M, D + M, dtype=torch.float64)
+    full[0, D:, D:] = W
+    return per_sequence_loss(full, P, y)[0]
+
+
+@pytest.mark.parametrize("kind", ["sphere", "gaussian"])
+def test_product_loss_has_the_law_of_the_full_loss(kind):
+    W, n = random_W(), 20000
+    direct = full_losses(W, kind, n, "check").numpy()
+    fast = sel.product_losses(W[None], *sel.draw(T, Q, M, n, 1, 1, ("c",), kind), D)[0].numpy()
+    se = math.hypot(direct.std(), fast.std()) / math.sqrt(n)
+    assert abs(direct.mean() - fast.mean()) < 4 * se
+
+
+def test_product_gradient_is_unbiased_and_less_noisy():
+    """Mean gradient over batches agrees with full draws (4 s.e. on every entry's functional);
+    the product law's gradient varies less (the orthogonal part of p_i is averaged out)."""
+    W0, batches, n = random_W(1), 30, 400
+    probe = torch.randn(M, M, generator=torch.Generator().manual_seed(2)).double()
+
+    def grads(loss_of) -> np.ndarray:
+        out = []
+        for b in range(batches):
+            W = W0.clone().requires_grad_(True)
+            (g,) = torch.autograd.grad(loss_of(W, b).mean(), W)
+            out.append([float(g.trace()), float((g * probe).sum())])
+        return np.array(out)
+
+    full = grads(lambda W, b: full_losses(W, "sphere", n, f"g{b}"))
+    fast = grads(
+        lambda W, b: sel.product_losses(W[None], *sel.draw(T, Q, M, n, 3, 1, (b,), "sphere"), D)
+    )
+    se = np.hypot(full.std(axis=0), fast.std(axis=0)) / math.sqrt(batches)
+    assert np.all(np.abs(full.mean(axis=0) - fast.mean(axis=0)) < 4 * se)
+    assert np.all(fast.std(axis=0) < full.std(axis=0))
+
+
+def test_zero_W_is_uniform_attention_with_a_finite_gradient():
+    W = torch.zeros(2, M, M, dtype=torch.float64, requires_grad=True)
+    loss = sel.product_losses(W, *sel.draw(T, Q, M, 64, 0, 2, ("z",), "sphere"), D)
+    assert torch.allclose(loss, torch.full_like(loss, D * (T - Q) / (Q * T)))
+    (g,) = torch.autograd.grad(loss.sum(), W)
+    assert torch.isfinite(g).all() and float(g[0].trace()) < 0  # descent grows alpha
+
+
+def test_training_converges_near_the_family_best():
+    training = sel.Training(batch=64, eval_size=1024, stopping=sel.Stopping(max_steps=1500))
+    run = sel.converge(16, 2, 8, 4, 2, 0, training)  # below the threshold: no early "reached"
+    assert set(run.rules) <= {"near-best", "plateau"}
+    assert all(0 < s <= 1500 for s in run.steps)
+    # within 10% of the family's best (3% on the monitor, plus evaluation noise)
+    assert all(
+        r <= 1.1 * run.family_ratio + 3 * se for r, se in zip(run.ratios, run.stderrs, strict=True)
+    )
+    assert all(r < 0.6 for r in run.ratios)  # far below uniform attention
+
+
+def test_trained_threshold_is_the_first_passing_probe():
+    training = sel.Training(batch=32, eval_size=256, stopping=sel.Stopping(max_steps=300))
+    rec = sel.trained_threshold(8, 2, 4, 2, 0, training, m_limit=64)
+    sizes, outcomes = probe_matrix(rec["probes"])
+    assert rec["m_star"] == stats.first_passing(sizes, outcomes.mean(axis=0), sel.RATE)
+    assert all(p["rate"] < sel.RATE for p in rec["probes"] if p["size"] < rec["m_star"])
+    assert {"steps", "rules", "ratios", "family_ratio"} <= set(rec["probes"][0])
+    assert rec["family_m"] is not None and rec["m_star"] >= rec["family_m"] // 2
+
+
+def test_family_threshold_is_the_smallest_passing_width():
+    m = sel.family_threshold(16, 2)
+    assert m is not None and m > 2
+    passes = [
+        best_family_loss(16, 2, w).loss <= 0.2 * best_family_loss(16, 2, w).uniform
+        for w in (m - 1, m)
+    ]
+    assert passes == [False, True]
+
+
+def synthetic(law, Ts, seeds=32, spread=(0.8, 1.0)):
+    out = []
+    for T_ in Ts:
+        need = np.ceil(law(T_) * np.random.default_rng(0).uniform(*spread, seeds))
+        m, probes = smallest_passing(lambda w, need=need: need <= w, sel.RATE, 2, 1 << 14)
+        out.append({"T": T_, "m_star": m, "probes": [p.as_record() for p in probes]})
+    return out
+
+
+def test_law_series_decides_a_log_law_and_a_power_law():
+    Ts = [16, 32, 64, 128, 256, 512]
+    log = sel.law_series(synthetic(lambda t: 40 + 60 * math.log(t), Ts))
+    assert log["comparison"]["decided"] == "paper"
+    assert log["b"][1] <= 60 * 0.99 and log["b"][2] >= 60 * 0.8  # u_r in [0.8, 1]
+    power = sel.law_series(synthetic(lambda t: 20 * t**0.6, Ts))
+    assert power["comparison"]["decided"] == "rival"
+    assert power["alpha"][1] <= 0.6 <= power["alpha"][2] + 0.02
+    shifted = sel.law_series(synthetic(lambda t: 40 + 60 * math.log(t), Ts), offset=10)
+    assert shifted["m"] == [m + 10 for m in log["m"]]
