@@ -62,16 +62,6 @@ def group_seeds(seed: int, groups: int) -> list[int]:
     return [seed + GROUP_STRIDE * g for g in range(groups)]
 
 
-def group_jobs(config: Any, sizes: str) -> list[Any]:
-    """One job per size and seed group: copies of a pydantic experiment config whose list field
-    ``sizes`` holds one size and whose ``seed`` is that group's base seed."""
-    return [
-        config.model_copy(update={sizes: [n], "groups": 1, "seed": seed})
-        for n in getattr(config, sizes)
-        for seed in group_seeds(config.seed, config.groups)
-    ]
-
-
 def combine(points: list[dict[str, Any]]) -> dict[str, Any]:
     """One size's points over the seed groups: the median group's point (lower median of the
     parameter counts, so it is a measured point), with ``params_low``/``params_high`` the range
@@ -104,12 +94,6 @@ def params_span(point: dict[str, Any]) -> str:
 def fmt(value: float | None) -> str:
     """Two decimals, or ``n/a``."""
     return "n/a" if value is None else f"{value:.2f}"
-
-
-def combine_groups(records: list[dict[str, Any]], size: str) -> list[dict[str, Any]]:
-    """Per-group records (one per size and seed group) -> one combined point per size, sorted."""
-    sizes = sorted({r[size] for r in records})
-    return [combine([r for r in records if r[size] == n]) for n in sizes]
 
 
 def _point(

@@ -15,6 +15,7 @@ from . import attention
 from .device import resolve_device, resolve_dtype
 from .embeddings import StreamedEmbeddings
 from .exact.parity import MAX_EXACT_HEADS, population_loss
+from .metrics import stats
 from .metrics.ensemble import summary
 from .metrics.parity import assigned_mass, best_assignment, collapsed, specialized
 from .models.query_heads import INITS, QueryHeads, initial_queries
@@ -247,7 +248,7 @@ def summarize(result: OneStepResult) -> dict:
             "values": [float(v) for v in head_min],
         },
         "certified_error": {
-            "median": float(np.median(result.certified_error)),
+            "median": stats.median(result.certified_error),
             "max": float(result.certified_error.max()),
             "values": [float(v) for v in result.certified_error],
         },

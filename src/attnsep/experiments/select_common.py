@@ -17,17 +17,6 @@ from ..train.selection import POSITION_LR_PER_DIM, SelectionTrainConfig, train
 from .base import Seed, SubsetConfig
 
 
-class TrainingSetup(SubsetConfig):
-    """The task and the SGD run shared by the token-selection experiments (defaults: SPEC B3)."""
-
-    d: int = Field(default=10, ge=1)
-    T: int = Field(default=20, ge=2)
-    q: int = Field(default=3, ge=1)
-    pe_dim: int = Field(default=128, ge=1)
-    steps: int = Field(default=1500, ge=1)
-    lr: float = Field(default=3.0, gt=0)
-
-
 def train_and_evaluate(
     config: SelectionTrainConfig, lengths: list[int], eval_size: int = 128
 ) -> dict[str, Any]:
@@ -52,12 +41,6 @@ def train_and_evaluate(
             for r in rows
         ],
     }
-
-
-def thin(values: list[float], points: int = 60) -> list[tuple[int, float]]:
-    """About ``points`` ``(step, value)`` pairs of a long curve, for figures."""
-    stride = max(1, len(values) // points)
-    return [(i, values[i]) for i in range(0, len(values), stride)]
 
 
 SE_WIDTH = 2.0
