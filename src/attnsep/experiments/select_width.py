@@ -24,28 +24,12 @@ from . import plotting
 from .base import Experiment, ExperimentConfig, InputLength, Positive, Record, register
 
 
-class Config(ExperimentConfig):
-    """``m_p*(T)`` per ``(q, d)``: the smallest PE width whose selectors, trained to convergence
-    (``selection_threshold``: bold-driver population GD on the position block, stopped when
-    within 3% of the ``W = αI`` family's best, on a plateau, below half the target, or at
-    ``max_steps``), reach loss ``<= target x`` uniform attention (exact over the tokens, at the
-    training length) in at least 90% of ``seeds`` replicas; bisection on the integer ``m_p``.
-
-    Criterion (SPEC B5.2, Part D; fixed before any standard-size numbers were seen): each
-    ``m_p*`` carries a bootstrap 95% interval over replicas. Per ``(q, d)`` series the paper's
-    law ``a + b ln T`` (``b = b_q q``) and the rival ``c T^alpha`` with ``alpha >= 0.3`` are
-    fitted on the smaller half of the ``T``'s and predict the larger half. **reproduced**: in
-    every series only ``a + b ln T`` predicts inside the measured intervals, and for each ``q``
-    the two ``d``'s slopes ``b`` have overlapping bootstrap intervals (``m_p*`` depends on ``d``
-    at most by an additive term). **not reproduced**: the power law alone predicts in a majority
-    of the series and ``a + b ln T`` alone in none. **inconclusive**: otherwise (fewer than 3
-    ``T``'s, both or neither law predicts, an unreached ``m_p*``, or the ``d``'s slopes
-    disagree); the reason names the ``T`` at which the two laws would separate.
-    """
+class WidthSearch(ExperimentConfig):
+    """The ``m_p*`` search shared by B5.2 and C: lengths, subset sizes, seeds, the success
+    target and the training's stopping rule (``selection_threshold``)."""
 
     T_values: list[InputLength] = Field(default=[8, 16, 32, 64], min_length=1)
     q_values: list[Positive] = Field(default=[1, 2, 4], min_length=1)
-    d_values: list[Positive] = Field(default=[8, 32], min_length=1)
     seeds: int = Field(default=8, ge=1)
     target: float = Field(default=sel.TARGET, gt=0, lt=1)
     batch: int = Field(default=128, ge=1)
@@ -65,6 +49,28 @@ class Config(ExperimentConfig):
     def training(self) -> sel.Training:
         stopping = sel.Stopping(max_steps=self.max_steps)
         return sel.Training(batch=self.batch, eval_size=self.eval_size, stopping=stopping)
+
+
+class Config(WidthSearch):
+    """``m_p*(T)`` per ``(q, d)``: the smallest PE width whose selectors, trained to convergence
+    (``selection_threshold``: bold-driver population GD on the position block, stopped when
+    within 3% of the ``W = αI`` family's best, on a plateau, below half the target, or at
+    ``max_steps``), reach loss ``<= target x`` uniform attention (exact over the tokens, at the
+    training length) in at least 90% of ``seeds`` replicas; bisection on the integer ``m_p``.
+
+    Criterion (SPEC B5.2, Part D; fixed before any standard-size numbers were seen): each
+    ``m_p*`` carries a bootstrap 95% interval over replicas. Per ``(q, d)`` series the paper's
+    law ``a + b ln T`` (``b = b_q q``) and the rival ``c T^alpha`` with ``alpha >= 0.3`` are
+    fitted on the smaller half of the ``T``'s and predict the larger half. **reproduced**: in
+    every series only ``a + b ln T`` predicts inside the measured intervals, and for each ``q``
+    the two ``d``'s slopes ``b`` have overlapping bootstrap intervals (``m_p*`` depends on ``d``
+    at most by an additive term). **not reproduced**: the power law alone predicts in a majority
+    of the series and ``a + b ln T`` alone in none. **inconclusive**: otherwise (fewer than 3
+    ``T``'s, both or neither law predicts, an unreached ``m_p*``, or the ``d``'s slopes
+    disagree); the reason names the ``T`` at which the two laws would separate.
+    """
+
+    d_values: list[Positive] = Field(default=[8, 32], min_length=1)
 
 
 CRITERION = (

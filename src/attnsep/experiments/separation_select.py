@@ -18,21 +18,21 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from .. import frontier
 from .. import selection_threshold as sel
 from ..metrics import stats
 from ..metrics.stats import POWER
 from . import plotting
-from .base import Experiment, ExperimentConfig, InputLength, Positive, Record, register
-from .select_width import draw_series
+from .base import Experiment, Record, register
+from .select_width import WidthSearch, draw_series
 
 CONTRADICTING_ALPHA = 0.8
 """``not reproduced`` when the transformer width's power exponent has a lower bound this high."""
 
 
-class Config(ExperimentConfig):
+class Config(WidthSearch):
     """Per ``(T, q)`` at fixed ``d``: the transformer width ``d + m_p*`` (``m_p*`` as in B5.2:
     trained to convergence, loss ``<= target x`` uniform in 90% of ``seeds`` replicas) and the
     FCN's proven minimum first-layer width at the same target.
@@ -50,27 +50,6 @@ class Config(ExperimentConfig):
     """
 
     d: int = Field(default=16, ge=1)
-    q_values: list[Positive] = Field(default=[1, 2, 4], min_length=1)
-    T_values: list[InputLength] = Field(default=[8, 16, 32, 64], min_length=1)
-    seeds: int = Field(default=8, ge=1)
-    target: float = Field(default=sel.TARGET, gt=0, lt=1)
-    batch: int = Field(default=128, ge=1)
-    eval_size: int = Field(default=2048, ge=2)
-    max_steps: int = Field(default=3000, ge=25)
-    m_limit: int = Field(default=2048, ge=2)
-
-    @model_validator(mode="after")
-    def _q_below_T(self):  # noqa: ANN202
-        if max(self.q_values) >= min(self.T_values):
-            raise ValueError(
-                f"every q must be < every T (uniform loss is 0 at q = T), got "
-                f"q={max(self.q_values)} and T={min(self.T_values)}"
-            )
-        return self
-
-    def training(self) -> sel.Training:
-        stopping = sel.Stopping(max_steps=self.max_steps)
-        return sel.Training(batch=self.batch, eval_size=self.eval_size, stopping=stopping)
 
 
 CRITERION = (
