@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -54,3 +55,10 @@ def params_band(ax, points, size: str, label: str) -> None:
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
     ax.set_ylabel("trainable parameters needed")
+
+
+def bar_lengths(values, lows, highs) -> np.ndarray:
+    """Error-bar lengths below and above ``values`` (never negative), for ``errorbar(yerr=)``;
+    the caller maps an open upper bound to the height it is drawn to."""
+    v = np.asarray(values, dtype=float)
+    return np.clip([v - np.asarray(lows, dtype=float), np.asarray(highs, dtype=float) - v], 0, None)

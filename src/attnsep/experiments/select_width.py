@@ -137,7 +137,7 @@ def draw_series(ax, s: dict[str, Any], color: str, tag: str) -> None:
     found = np.isfinite(m)
     low, high = np.array(s["low"])[found], np.array(s["high"])[found]
     high = np.where(np.isfinite(high), high, m[found])
-    bars = np.clip([m[found] - low, high - m[found]], 0, None)
+    bars = plotting.bar_lengths(m[found], low, high)
     ax.errorbar(Ts[found], m[found], yerr=bars, fmt="o", color=color, capsize=3, label=tag)
     if s["comparison"] is not None:
         law_curves(ax, s, np.geomspace(Ts.min(), Ts.max() * 2, 64), color, tag)

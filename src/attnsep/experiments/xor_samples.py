@@ -19,7 +19,7 @@ import numpy as np
 from pydantic import Field
 
 from ..metrics import stats
-from ..metrics.stats import POWER
+from ..metrics.stats import POWER, fmt_interval
 from ..one_step import OneStepConfig, run_one_step
 from ..search import Probe, probe_matrix, smallest_passing
 from . import plotting
@@ -158,15 +158,11 @@ def exponent_bounds(ds: list[float], draws: np.ndarray, largest: list[float]) ->
     above the mean ``ln d`` and falls with it below, so for the lower bound an unreached ``n*``
     above the mean counts as the largest probe (the slope can only be larger) and one below makes
     the draw ``-inf``; for the upper bound the other way round."""
-    above = np.log(ds) >= np.log(ds).mean()
     unreached = np.isinf(draws)
     floor = np.where(unreached, np.asarray(largest, dtype=float), draws)
-
-    def slopes(side: np.ndarray, sign: float) -> np.ndarray:
-        fitted = stats.exponent_draws(POWER, ds, floor)
-        return np.where((unreached & side).any(axis=1), sign * math.inf, fitted)
-
-    return stats.interval(slopes(~above, -1.0))[0], stats.interval(slopes(above, 1.0))[1]
+    return tuple(
+        stats.one_sided_exponent(POWER, ds, floor, unreached, side) for side in ("low", "high")
+    )
 
 
 def analyse(records: list[Record], config: Config) -> dict[str, Any]:
@@ -259,11 +255,12 @@ def verdict(records: list[Record], config: Config) -> dict:
     value, low, high = a["alpha"]
     measured = "; ".join(
         [
-            f"d={int(d)}: n* = {_fmt(n, lo, hi)} (population rate {_rate(r['population'])})"
+            f"d={int(d)}: n* = {fmt_interval(n, lo, hi)} (population rate {_rate(r['population'])})"
             for d, n, lo, hi, r in table
         ]
         + [
-            f"alpha = {_fmt(*a['alpha'])} against {THEORY:g} (theory's sufficient d^4 polylog d) "
+            f"alpha = {fmt_interval(*a['alpha'])} against {THEORY:g} "
+            "(theory's sufficient d^4 polylog d) "
             f"and {EMPIRICAL:g} (paper's empirical O(d)): the interval "
             + ("contains 1" if low <= EMPIRICAL <= high else "excludes 1")
         ]
@@ -279,13 +276,7 @@ def verdict(records: list[Record], config: Config) -> dict:
 
 
 def _rate(record: Record) -> str:
-    return stats.fmt_interval(record["rate"], record["low"], record["high"])
-
-
-def _fmt(*values: float) -> str:
-    """``value [low, high]``: ``nan`` reads ``n/a``, infinities keep their sign."""
-    one = ["n/a" if math.isnan(v) else f"{v:.3g}" for v in values]
-    return f"{one[0]} [{one[1]}, {one[2]}]"
+    return fmt_interval(record["rate"], record["low"], record["high"])
 
 
 def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
@@ -316,7 +307,7 @@ def _thresholds_panel(ax, a: dict[str, Any], config: Config) -> None:
     ax.errorbar(
         ds[found],
         n[found],
-        yerr=np.clip([n[found] - low[found], top[found] - n[found]], 0, None),
+        yerr=plotting.bar_lengths(n[found], low[found], top[found]),
         fmt="o",
         color="k",
         capsize=3,
@@ -336,7 +327,10 @@ def _thresholds_panel(ax, a: dict[str, Any], config: Config) -> None:
         grid = np.geomspace(ds.min(), ds.max(), 32)
         params = POWER.fit(ds.tolist(), n.tolist())
         (line,) = ax.plot(
-            grid, POWER.predict(params, grid), "-", label=f"fit: alpha = {_fmt(value, lo, hi)}"
+            grid,
+            POWER.predict(params, grid),
+            "-",
+            label=f"fit: alpha = {fmt_interval(value, lo, hi)}",
         )
         centre = math.exp(np.log(ds).mean())
         middle = float(POWER.predict(params, [centre])[0])

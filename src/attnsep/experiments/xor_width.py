@@ -128,9 +128,8 @@ def _alpha_floor(ds: np.ndarray, draws: np.ndarray, sizes: list[list[int]]) -> f
     sends the row's exponent to ``-inf``."""
     above = np.log(ds) >= np.log(ds).mean()
     lowest = np.column_stack([lowest_consistent(s, draws[:, i]) for i, s in enumerate(sizes)])
-    alphas = stats.exponent_draws(POWER, ds.tolist(), np.where(above, lowest, draws))
-    unknown = (np.isinf(draws) & ~above).any(axis=1)
-    return stats.interval(np.where(unknown, -np.inf, alphas))[0]
+    floor = np.where(above, lowest, draws)
+    return stats.one_sided_exponent(POWER, ds.tolist(), floor, np.isinf(draws), "low")
 
 
 def separating_d(
@@ -220,7 +219,7 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
             ax.errorbar(
                 x_of(ds[found]),
                 m[found],
-                yerr=np.clip([m[found] - low[found], high[found] - m[found]], 0, None),
+                yerr=plotting.bar_lengths(m[found], low[found], high[found]),
                 fmt="o",
                 color="k",
                 capsize=3,
@@ -239,8 +238,8 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
         axes[1].set_xticks(np.log(ds), [f"{v:.1f}" for v in np.log(ds)], minor=False)
         axes[1].minorticks_off()
         axes[0].legend(fontsize=7)
-        axes[0].set_title(f"m* = c d^alpha: alpha = {_fmt(*a['alpha'])}", fontsize=9)
-        axes[1].set_title(f"m* = a (ln d)^p: p = {_fmt(*a['p'])}", fontsize=9)
+        axes[0].set_title(f"m* = c d^alpha: alpha = {stats.fmt_interval(*a['alpha'])}", fontsize=9)
+        axes[1].set_title(f"m* = a (ln d)^p: p = {stats.fmt_interval(*a['p'])}", fontsize=9)
     return [path]
 
 
@@ -301,8 +300,8 @@ def verdict(records: list[Record], config: Config) -> dict:
         stats.estimate("polylog exponent p (m* = a (ln d)^p)", *a["p"]),
     ]
     measured = "; ".join(
-        [f"m*(d={int(d)}) = {_fmt(v, lo, hi)}" for d, v, lo, hi in ms]
-        + [f"alpha = {_fmt(*a['alpha'])}", f"p = {_fmt(*a['p'])}"]
+        [f"m*(d={int(d)}) = {stats.fmt_interval(v, lo, hi)}" for d, v, lo, hi in ms]
+        + [f"alpha = {stats.fmt_interval(*a['alpha'])}", f"p = {stats.fmt_interval(*a['p'])}"]
     )
     if cmp is not None:
         held = ", ".join(f"{int(d)}" for d in cmp["paper"]["predicted_at"])
@@ -320,13 +319,6 @@ def verdict(records: list[Record], config: Config) -> dict:
         decided=None if cmp is None else cmp["decided"],
         separating_d=a["separating_d"],
     )
-
-
-def _fmt(*values: float) -> str:
-    """``value [low, high]`` with 3 significant digits; ``nan`` (no fit) reads ``n/a`` and an
-    infinite bound keeps its sign (``stats.fmt_interval`` reads both infinities as ``inf``)."""
-    one = ["n/a" if math.isnan(v) else f"{v:.3g}" for v in values]
-    return f"{one[0]} [{one[1]}, {one[2]}]"
 
 
 def _predictions(fit: dict[str, Any]) -> str:

@@ -83,12 +83,13 @@ def rate_estimate(name: str, successes: int, trials: int) -> dict:
 def fmt_interval(
     value: float | None, low: float | None, high: float | None, digits: int = 3
 ) -> str:
-    """``value [low, high]`` with ``digits`` significant digits; ``n/a`` and ``inf`` spelled out."""
+    """``value [low, high]`` with ``digits`` significant digits; a missing or ``nan`` value reads
+    ``n/a``, an infinity ``inf`` or ``-inf``."""
 
     def one(x: float | None) -> str:
-        if x is None:
+        if x is None or math.isnan(x):
             return "n/a"
-        return "inf" if math.isinf(x) else f"{x:.{digits}g}"
+        return f"{x:.{digits}g}"
 
     return f"{one(value)} [{one(low)}, {one(high)}]"
 
@@ -219,6 +220,23 @@ def exponent_draws(law: Law, xs: Sequence[float], draws: np.ndarray) -> np.ndarr
     """``law``'s exponent ``b`` fitted to each row of ``draws`` (``resamples x sizes``);
     a row with a size never reached gives ``nan`` (read as ``+inf`` by ``interval``)."""
     return np.array([law.fit(xs, row)[1] for row in draws])
+
+
+def one_sided_exponent(
+    law: Law, xs: Sequence[float], draws: np.ndarray, unreached: np.ndarray, side: str
+) -> float:
+    """One bound of ``law``'s exponent over bootstrap ``draws`` (``resamples x sizes``) in which
+    some thresholds were never reached (``unreached``, same shape; their entries in ``draws``
+    stand for a value they exceed). The fitted slope rises with a threshold above the mean of
+    the law's ``x`` form and falls with one below, so for the ``"low"`` bound a row unreached
+    below the mean reads ``-inf``, for the ``"high"`` bound a row unreached above it ``+inf``."""
+    require(side in ("low", "high"), f"side must be 'low' or 'high', got {side!r}")
+    v = law.x_form(np.asarray(xs, dtype=float))
+    above = v >= v.mean()
+    hit = (unreached & (~above if side == "low" else above)).any(axis=1)
+    fitted = exponent_draws(law, xs, draws)
+    low, high = interval(np.where(hit, -math.inf if side == "low" else math.inf, fitted))
+    return low if side == "low" else high
 
 
 def held_out(
