@@ -86,6 +86,35 @@ def test_training_converges_near_the_family_best():
     assert all(r < 0.6 for r in run.ratios)  # far below uniform attention
 
 
+def test_training_does_not_depend_on_d():
+    """The position block's loss is d times a d-free function of W: same run at every d."""
+    training = sel.Training(batch=32, eval_size=256, stopping=sel.Stopping(max_steps=200))
+    runs = [sel.converge(16, 2, 6, d, 2, 0, training) for d in (2, 8, 32)]
+    assert all(r.steps == runs[0].steps and r.rules == runs[0].rules for r in runs)
+    for r in runs[1:]:
+        np.testing.assert_allclose(r.ratios, runs[0].ratios, rtol=1e-9)
+        np.testing.assert_allclose(r.family_ratio, runs[0].family_ratio, rtol=1e-12)
+
+
+def test_a_plateau_first_anneals_the_rate():
+    """With no annealing a replica stops at its first plateau; with it, it trains on and
+    ends no worse (the chunks that raise the monitor loss are undone)."""
+
+    def run(anneals: int) -> sel.Converged:
+        stopping = sel.Stopping(max_steps=2000, anneals=anneals, near_best=1e-9, reached=1e-9)
+        return sel.converge(32, 2, 8, 4, 2, 0, sel.Training(batch=32, stopping=stopping))
+
+    plain, annealed = run(0), run(3)
+    assert "plateau" in plain.rules and "cap" not in plain.rules
+    for e, rule in enumerate(plain.rules):
+        if rule == "plateau":
+            assert annealed.steps[e] > plain.steps[e]
+    assert all(
+        a <= p + 3 * se
+        for a, p, se in zip(annealed.ratios, plain.ratios, plain.stderrs, strict=True)
+    )
+
+
 def test_trained_threshold_is_the_first_passing_probe():
     training = sel.Training(batch=32, eval_size=256, stopping=sel.Stopping(max_steps=300))
     rec = sel.trained_threshold(8, 2, 4, 2, 0, training, m_limit=64)
@@ -125,3 +154,45 @@ def test_law_series_decides_a_log_law_and_a_power_law():
     assert power["alpha"][1] <= 0.6 <= power["alpha"][2] + 0.02
     shifted = sel.law_series(synthetic(lambda t: 40 + 60 * math.log(t), Ts), offset=10)
     assert shifted["m"] == [m + 10 for m in log["m"]]
+
+
+def off_identity(G: torch.Tensor) -> float:
+    m = G.shape[-1]
+    return float(torch.linalg.norm(G - torch.diagonal(G).mean() * torch.eye(m, dtype=G.dtype)))
+
+
+@pytest.mark.parametrize("W_kind", ["identity", "random"])
+def test_population_gradient_at_alpha_I_is_a_multiple_of_I(W_kind):
+    """The symmetry behind the population solver: at W = αI the gradient has no component off
+    I beyond Monte Carlo noise (measured by two independent halves); at a generic W it has."""
+    W0 = 1.5 * torch.eye(M, dtype=torch.float64) if W_kind == "identity" else random_W(2)
+
+    def gradient(key: str) -> torch.Tensor:
+        W = W0.clone().requires_grad_(True)
+        loss = sel.product_losses(W[None], *sel.draw(T, Q, M, 20000, 7, 1, (key,), "sphere"), D)
+        return torch.autograd.grad(loss.mean(), W)[0]
+
+    G1, G2 = gradient("a"), gradient("b")
+    noise = float(torch.linalg.norm(G1 - G2)) / 2
+    if W_kind == "identity":
+        assert off_identity((G1 + G2) / 2) <= 1.5 * noise
+    else:
+        assert off_identity((G1 + G2) / 2) >= 5 * noise
+
+
+def test_descent_stops_at_the_first_minimum_which_here_is_the_best():
+    for T_, q, m in ((16, 2, 8), (64, 4, 32)):
+        best = best_family_loss(T_, q, m, samples=1024)
+        first = best_family_loss(T_, q, m, samples=1024, descent=True)
+        assert first.alpha == pytest.approx(best.alpha, rel=1e-6)
+
+
+def test_population_threshold_is_the_first_passing_probe_at_every_d():
+    records = [sel.population_threshold(16, 2, d, 4, 0, samples=256, m_limit=64) for d in (2, 9)]
+    assert records[0]["m_star"] == records[1]["m_star"] is not None
+    rec = records[0]
+    sizes, outcomes = probe_matrix(rec["probes"])
+    assert rec["m_star"] == stats.first_passing(sizes, outcomes.mean(axis=0), sel.RATE)
+    for p in rec["probes"]:
+        assert p["outcomes"] == [int(r <= sel.TARGET) for r in p["ratios"]]
+    np.testing.assert_allclose(records[0]["probes"][0]["ratios"], records[1]["probes"][0]["ratios"])

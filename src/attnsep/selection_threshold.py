@@ -1,27 +1,34 @@
 """The PE width a trained selector needs: ``m_p*`` by bisection, each probe trained to
-convergence by a stopping rule (SPEC B5.2, Part C, Part D).
+convergence — by SGD to a stopping rule, or as population gradient descent
+(:func:`population_threshold`) (SPEC B5.2, Part C, Part D).
 
-**Training** (SPEC B3, position block only, from ``W = 0``): gradient descent on the loss that
-is exact over the Gaussian tokens, Monte Carlo over ``(y, PE)``, from the rate
-``lr = lr_per_dim · m_p`` (adapted per replica, below). The logits are ``a_i = p_i · v`` with
-``v = W u_y``. Off the subset, ``p_i`` is isotropic and independent of ``v``, so
-``a_i = ‖v‖ t_i`` with ``t_i`` one coordinate of an encoding (the law used by
-``exact/family.py``): a sequence costs ``O(q m + m² + T)`` instead of ``O(T m)``, which makes
-``T = 1024`` affordable. The loss keeps its law exactly, and autograd's gradient
-``t_i v̂ u_yᵀ`` is the full-draw gradient ``p_i u_yᵀ`` averaged over the component of ``p_i``
-orthogonal to ``v`` (symmetric, independent of every logit): an unbiased estimate of the same
-population gradient, with less noise (tested against full draws).
+**Training** (SPEC B3, position block only, from ``W = 0``): gradient descent on the loss per
+coordinate (the loss over ``d``), exact over the Gaussian tokens and Monte Carlo over ``(y,
+PE)``, from the rate ``lr = lr_per_dim · m_p`` (adapted per replica, below). With the position
+block alone the loss is ``d`` times a function of ``W`` that does not involve ``d``, so the
+trajectory of ``W``, every stopping decision and hence ``m_p*`` are the same for every ``d``
+(tested); only the token block, not trained here, could make ``m_p*`` depend on ``d``. The
+logits are ``a_i = p_i · v`` with ``v = W u_y``. Off the subset, ``p_i`` is isotropic and
+independent of ``v``, so ``a_i = ‖v‖ t_i`` with ``t_i`` one coordinate of an encoding (the law
+used by ``exact/family.py``): a sequence costs ``O(q m + m² + T)`` instead of ``O(T m)``, which
+makes ``T = 1024`` affordable. The loss keeps its law exactly, and autograd's gradient ``t_i v̂
+u_yᵀ`` is the full-draw gradient ``p_i u_yᵀ`` averaged over the component of ``p_i`` orthogonal
+to ``v`` (symmetric, independent of every logit): an unbiased estimate of the same population
+gradient, with less noise (tested against full draws).
 
 **Stopping rule** (*choice*): after every ``chunk`` steps each replica's loss is evaluated on one
 fixed *monitor* draw (the same sequences every time, so successive values differ by training,
 not by sampling). A chunk that raised a replica's monitor loss is undone and its rate halved; a
 chunk that lowered it multiplies the rate by ``grow`` (the "bold driver": plain GD from ``W = 0``
 crawls at large ``T``, where the gradient is of order ``1/T``, and a fixed rate fast enough for
-that start overshoots later). A replica stops, and keeps its ``W``, at the first of: monitor loss
-``<= reached x target x`` uniform (rule ``reached``: the monitor loss never rises, so it has
-succeeded); within ``near_best`` of the ``W = αI`` family's best loss at ``(T, q, m_p)``
-(``near-best``); the last chunk's gain below ``plateau`` times both the current loss and the
-gain since ``W = 0`` (``plateau``; the second keeps the slow start from reading as one); or
+that start overshoots later). A chunk whose gain is below ``plateau`` times both the current
+loss and the gain since ``W = 0`` (the second keeps the slow start from reading as flat) is a
+*plateau*: the first ``anneals`` plateaus divide the rate by ``anneal_factor`` and stop its
+growth (a stochastic gradient at the bold driver's rate stalls on its own noise floor, which
+shrinks with the rate); the next one stops the replica. A replica stops, and keeps its ``W``,
+at the first of: monitor loss ``<= reached x target x`` uniform (rule ``reached``: the monitor
+loss never rises, so it has succeeded); within ``near_best`` of the ``W = αI`` family's best
+loss at ``(T, q, m_p)`` (``near-best``); a plateau after the annealing (``plateau``); or
 ``max_steps`` (``cap``). Success is judged on an independent *eval* draw: loss ``<= target x``
 uniform.
 
@@ -62,6 +69,8 @@ class Stopping:
     near_best: float = 0.03
     plateau: float = 0.01
     grow: float = 1.5  # the rate's factor after a chunk that lowered the monitor loss
+    anneals: int = 3  # plateaus that divide the rate before one stops the replica
+    anneal_factor: float = 4.0
     reached: float = 0.5  # stop a replica whose monitor loss is below this x target x uniform
     max_steps: int = 3000
     monitor: int = 512  # sequences of the fixed monitor draw
@@ -72,6 +81,8 @@ class Stopping:
         positive_finite("plateau", self.plateau)
         require(0 < self.reached < 1, f"reached must be in (0, 1), got {self.reached!r}")
         require(self.grow >= 1, f"grow must be >= 1, got {self.grow!r}")
+        int_at_least("anneals", self.anneals, 0)
+        require(self.anneal_factor > 1, f"anneal_factor must be > 1, got {self.anneal_factor!r}")
         int_at_least("max_steps", self.max_steps, self.chunk)
         int_at_least("monitor", self.monitor, 2)
 
@@ -81,7 +92,7 @@ class Training:
     """One probe's training and evaluation settings (SPEC B3 defaults, position block)."""
 
     batch: int = 128
-    lr_per_dim: float = POSITION_LR_PER_DIM
+    lr_per_dim: float = 8 * POSITION_LR_PER_DIM  # per-coordinate loss: train.selection's at d = 8
     eval_size: int = 2048
     kind: str = "sphere"
     stopping: Stopping = Stopping()
@@ -163,24 +174,26 @@ def converge(
 
     W = torch.zeros(replicas, m_p, m_p, dtype=torch.float64)
     lr = torch.full((replicas, 1, 1), training.lr_per_dim * m_p, dtype=torch.float64)
+    grow = torch.full((replicas, 1, 1), stop.grow, dtype=torch.float64)
     monitor = sample(("monitor",), stop.monitor)
     initial = previous = mean_loss(monitor)
     rules, steps = ["cap"] * replicas, [stop.max_steps] * replicas
+    plateaus = [0] * replicas
     step = 0
     while step < stop.max_steps and "cap" in rules:
         running = torch.tensor([r == "cap" for r in rules])[:, None, None]
         start = W.clone()
         for _ in range(stop.chunk):
             W.requires_grad_(True)
-            loss = product_losses(W, *sample(("train", step), training.batch), d).mean(dim=-1)
-            (grad,) = torch.autograd.grad(loss.sum(), W)
+            loss = product_losses(W, *sample(("train", step), training.batch), 1).mean(dim=-1)
+            (grad,) = torch.autograd.grad(loss.sum(), W)  # of the loss per coordinate
             W = (W - running * lr * grad).detach()
             step += 1
         current = mean_loss(monitor)
         # bold driver: a chunk that made the monitor loss worse is undone at half the rate
         worse = ~torch.isfinite(current) | (current > previous)
         W = torch.where(worse[:, None, None], start, W)
-        lr = torch.where(worse[:, None, None], lr / 2, lr * stop.grow)
+        lr = torch.where(worse[:, None, None], lr / 2, lr * grow)
         current = torch.where(worse, previous, current)
         gain = torch.where(worse, math.inf, previous - current)
         flat = gain < stop.plateau * torch.minimum(current, initial - current)
@@ -189,6 +202,10 @@ def converge(
                 rules[e], steps[e] = "reached", step
             elif current[e] <= (1 + stop.near_best) * best:
                 rules[e], steps[e] = "near-best", step
+            elif flat[e] and plateaus[e] < stop.anneals:
+                plateaus[e] += 1
+                lr[e] /= stop.anneal_factor
+                grow[e] = 1.0
             elif flat[e]:
                 rules[e], steps[e] = "plateau", step
         previous = current
@@ -215,6 +232,60 @@ def family_threshold(
         return [best.loss <= target * best.uniform]
 
     return smallest_passing(evaluate, 1.0, 2, m_limit)[0]
+
+
+def population_threshold(
+    T: int,
+    q: int,
+    d: int,
+    replicas: int,
+    seed: int = 0,
+    samples: int = 1024,
+    target: float = TARGET,
+    m_limit: int = 4096,
+    kind: str = "sphere",
+) -> dict:
+    """``m_p*`` of population gradient descent from ``W = 0`` on the position block.
+
+    The law of the encodings is invariant under rotations, so the population gradient at
+    ``W = αI`` commutes with every rotation and is itself a multiple of ``I`` (tested): gradient
+    descent from 0 moves along ``W = α(t) I`` only and comes to rest at the first minimum of
+    the family's loss in ``α`` (``best_family_loss(descent=True)``). Each replica is an
+    independent Monte Carlo estimate of that loss (``samples`` sequences to fit ``α``, as many
+    to evaluate it; stream ``(seed, e, "population-threshold")``); it succeeds at ``m_p`` when
+    its loss is ``<= target x`` uniform. Bisection as :func:`trained_threshold`."""
+    runs: dict[int, list] = {}
+
+    def evaluate(m_p: int) -> list[bool]:
+        if m_p not in runs:
+            runs[m_p] = [
+                best_family_loss(
+                    T, q, m_p, d, kind, samples, stream_seed(seed, e, "population-threshold"), True
+                )
+                for e in range(replicas)
+            ]
+        return [b.loss <= target * b.uniform for b in runs[m_p]]
+
+    m_star, probes = smallest_passing(evaluate, RATE, 2, m_limit)
+    return {
+        "T": T,
+        "q": q,
+        "d": d,
+        "m_star": m_star,
+        "target": target,
+        "replicas": replicas,
+        "solver": "population",
+        "samples": samples,
+        "probes": [
+            {
+                **p.as_record(),
+                "ratios": [b.loss / b.uniform for b in runs[p.size]],
+                "stderrs": [b.stderr / b.uniform for b in runs[p.size]],
+                "alphas": [b.alpha for b in runs[p.size]],
+            }
+            for p in probes
+        ],
+    }
 
 
 def trained_threshold(

@@ -84,12 +84,15 @@ def best_family_loss(
     kind: str = "sphere",
     samples: int = SAMPLES,
     seed: int = 0,
+    descent: bool = False,
 ) -> FamilyBest:
     """The least loss over ``W = αI`` at ``(T, q, m_p)`` (SPEC B5.1 yardstick).
 
     ``α`` minimizes the mean loss on a *fit* draw (a grid in ``ln(1 + α)``, then golden
     section); the loss is reported on an independent *eval* draw, so it carries no selection
-    bias. Streams ``(seed, "family", T, q, m_p, kind, part)``.
+    bias. With ``descent`` the minimum is the first one met walking up from ``α = 0``: where
+    gradient descent on ``α`` from 0 comes to rest. Streams ``(seed, "family", T, q, m_p, kind,
+    part)``.
     """
     int_at_least("d", d, 1)
     int_at_least("samples", samples, 2)
@@ -103,17 +106,26 @@ def best_family_loss(
     def mean_loss(z: float) -> float:
         return float(family_losses(math.expm1(z), *fit).mean())
 
-    grid = np.linspace(0.0, math.log1p(ALPHA_MAX), 64)
-    values = [mean_loss(z) for z in grid]
+    grid = np.linspace(0.0, math.log1p(ALPHA_MAX), 32)
+    values = [mean_loss(grid[0])]
+    for z in grid[1:]:
+        if descent and len(values) >= 2 and values[-1] > values[-2]:
+            break
+        values.append(mean_loss(z))
     best = int(np.argmin(values))
     lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
     ratio = (math.sqrt(5) - 1) / 2
-    for _ in range(40):  # golden section: the bracket shrinks by 0.618^40
-        a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
-        if mean_loss(a) <= mean_loss(b):
-            hi = b
+    a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+    loss_a, loss_b = mean_loss(a), mean_loss(b)
+    for _ in range(30):  # golden section, one new point per round: the bracket shrinks 0.618^30
+        if loss_a <= loss_b:
+            hi, b, loss_b = b, a, loss_a
+            a = hi - ratio * (hi - lo)
+            loss_a = mean_loss(a)
         else:
-            lo = a
+            lo, a, loss_a = a, b, loss_b
+            b = lo + ratio * (hi - lo)
+            loss_b = mean_loss(b)
     alpha = math.expm1(0.5 * (lo + hi))
     losses = family_losses(alpha, *draw("eval"), d)
     return FamilyBest(

@@ -1,18 +1,28 @@
 """B5.2 — width: ``m_p*(T)``, the smallest PE width whose trained selector reaches the success
 target, and its growth law ``a + b q ln T`` decided against ``c T^alpha`` (SPEC B5.2, Part D).
 
-Per ``(T, q, d)``: ``selection_threshold.trained_threshold`` bisects on the integer ``m_p``,
-each probe trained (position block, population GD) until a stopping rule says it converged;
-every probe keeps each replica's outcome, so the bootstrap over replicas re-runs the search on
-the stored probes. Beside it, the family's threshold ``m_p^fam`` (the ``W = αI`` family alone,
-cheap) as a yardstick. The law is fitted per ``(q, d)`` series (*choice*: ``a + b' ln T`` at
+Per ``(T, q, d)`` the search bisects on the integer ``m_p``; every probe keeps each replica's
+outcome, so the bootstrap over replicas re-runs the search on the stored probes. Two solvers
+(``selection_threshold``), both on the position block from ``W = 0``:
+
+* ``population`` (default): gradient descent on the population loss. By the rotation symmetry
+  of the encodings its path is ``W = α(t) I`` and it comes to rest at the first minimum of the
+  ``W = αI`` family's loss; each replica is an independent Monte Carlo estimate of that loss.
+* ``sgd``: stochastic gradient descent on the full position block, each probe trained until a
+  stopping rule says it converged, beside the family's threshold as a yardstick. Its noise in
+  the ``m_p² − 1`` directions off ``I`` needs a batch growing with ``m_p``: at ``T = 1024,
+  m_p = 200`` a batch of 64 stalls at 0.54 x uniform where the family reaches 0.25.
+
+With the position block alone the loss is ``d`` times a ``d``-free function of ``W``, so
+``m_p*`` does not depend on ``d`` under either solver (tested); ``d`` enters C's width
+``d + m_p*`` additively. The law is fitted per ``(q, d)`` series (*choice*: ``a + b' ln T`` at
 fixed ``q``, ``b' = b q``; ``b'/q`` is reported so that the ``q`` scaling can be read off).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -36,6 +46,8 @@ class WidthSearch(ExperimentConfig):
     eval_size: int = Field(default=2048, ge=2)
     max_steps: int = Field(default=3000, ge=25)
     m_limit: int = Field(default=2048, ge=2)
+    solver: Literal["population", "sgd"] = "population"
+    samples: int = Field(default=1024, ge=2)
 
     @model_validator(mode="after")
     def _q_below_T(self):  # noqa: ANN202
@@ -50,13 +62,23 @@ class WidthSearch(ExperimentConfig):
         stopping = sel.Stopping(max_steps=self.max_steps)
         return sel.Training(batch=self.batch, eval_size=self.eval_size, stopping=stopping)
 
+    def threshold(self, T: int, q: int, d: int) -> Record:
+        """One ``m_p*`` record: population gradient descent (``samples`` sequences per replica)
+        or SGD trained to its stopping rule (``batch``, ``eval_size``, ``max_steps``)."""
+        if self.solver == "population":
+            return sel.population_threshold(
+                T, q, d, self.seeds, self.seed, self.samples, self.target, self.m_limit
+            )
+        return sel.trained_threshold(
+            T, q, d, self.seeds, self.seed, self.training(), self.target, self.m_limit
+        )
+
 
 class Config(WidthSearch):
     """``m_p*(T)`` per ``(q, d)``: the smallest PE width whose selectors, trained to convergence
-    (``selection_threshold``: bold-driver population GD on the position block, stopped when
-    within 3% of the ``W = αI`` family's best, on a plateau, below half the target, or at
-    ``max_steps``), reach loss ``<= target x`` uniform attention (exact over the tokens, at the
-    training length) in at least 90% of ``seeds`` replicas; bisection on the integer ``m_p``.
+    (module docstring: population gradient descent by default, or SGD to a stopping rule),
+    reach loss ``<= target x`` uniform attention (exact over the tokens, at the training length)
+    in at least 90% of ``seeds`` replicas; bisection on the integer ``m_p``.
 
     Criterion (SPEC B5.2, Part D; fixed before any standard-size numbers were seen): each
     ``m_p*`` carries a bootstrap 95% interval over replicas. Per ``(q, d)`` series the paper's
@@ -70,7 +92,8 @@ class Config(WidthSearch):
     disagree); the reason names the ``T`` at which the two laws would separate.
     """
 
-    d_values: list[Positive] = Field(default=[8, 32], min_length=1)
+    d_values: list[Positive] = Field(default=[8], min_length=1)
+    """Each ``d`` a series of its own; ``m_p*`` does not depend on ``d`` (module docstring)."""
 
 
 CRITERION = (
@@ -93,9 +116,7 @@ def split(config: Config) -> list[Config]:
 
 def run(config: Config) -> list[Record]:
     return [
-        sel.trained_threshold(
-            T, q, d, config.seeds, config.seed, config.training(), config.target, config.m_limit
-        )
+        config.threshold(T, q, d)
         for q in config.q_values
         for d in config.d_values
         for T in config.T_values
@@ -154,14 +175,16 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
             for (qq, d), s in series.items():
                 if qq == q:
                     draw_series(ax, s, colors.get(d, "k"), f"d = {d}")
-            fam = sorted({(r["T"], r["family_m"]) for r in records if r["q"] == q})
-            ax.plot(
-                *zip(*[(T, m) for T, m in fam if m is not None], strict=True),
-                "s",
-                mfc="none",
-                color="grey",
-                label="family W = αI threshold",
-            )
+            fam = sorted({(r["T"], r.get("family_m")) for r in records if r["q"] == q})
+            fam = [(T, m) for T, m in fam if m is not None]
+            if fam:
+                ax.plot(
+                    *zip(*fam, strict=True),
+                    "s",
+                    mfc="none",
+                    color="grey",
+                    label="family W = αI threshold",
+                )
             ax.set_xlabel("T (x: held-out predictions)")
             ax.set_ylabel(f"m_p* (loss <= {config.target:g} x uniform)")
             ax.set_title(f"q = {q}", fontsize=10)
@@ -198,6 +221,23 @@ def _reason(series, agree, decided, outcome: str) -> str:
     return f"held-out decisions over the series: {counts}{beyond}"
 
 
+def training_summary(records: list[Record]) -> str:
+    """How the thresholds were trained: the solver, and for SGD the family's thresholds, the
+    steps used and the stopping rules that fired."""
+    if all(r.get("solver") == "population" for r in records):
+        return "; solver: population gradient descent (W = alpha I by symmetry)"
+    family = sorted({(r["T"], r["q"], r.get("family_m")) for r in records})
+    steps = [s for r in records for p in r["probes"] for s in p.get("steps", [])]
+    rules = [x for r in records for p in r["probes"] for x in p.get("rules", [])]
+    return (
+        "; solver: SGD to a stopping rule; family thresholds m_p^fam: "
+        + ", ".join(f"(T={T}, q={q}) {m}" for T, q, m in family)
+        + f"; training steps per replica: median {stats.median(steps):g}, max {max(steps)}"
+        + "; stopping rules: "
+        + ", ".join(f"{x} {rules.count(x)}" for x in ("reached", "near-best", "plateau", "cap"))
+    )
+
+
 def verdict(records: list[Record], config: Config) -> dict:
     series = analyse(records)
     agree = d_slopes_agree(series)
@@ -231,18 +271,9 @@ def verdict(records: list[Record], config: Config) -> dict:
                 f"{sel.predictions(cmp['paper'])}, power {sel.predictions(cmp['rival'])} -> "
                 f"{cmp['decided']}"
             )
-    family = sorted({(r["T"], r["q"], r["family_m"]) for r in records})
     measured = "; ".join(stats.fmt_estimate(e) for e in estimates)
     measured += "; held-out tests: " + "; ".join(parts) if parts else ""
-    measured += "; family thresholds m_p^fam: " + ", ".join(
-        f"(T={T}, q={q}) {m}" for T, q, m in family
-    )
-    steps = [s for r in records for p in r["probes"] for s in p["steps"]]
-    rules = [x for r in records for p in r["probes"] for x in p["rules"]]
-    measured += f"; training steps per replica: median {stats.median(steps):g}, max {max(steps)}"
-    measured += "; stopping rules: " + ", ".join(
-        f"{x} {rules.count(x)}" for x in ("reached", "near-best", "plateau", "cap")
-    )
+    measured += training_summary(records)
     return stats.claim(
         outcome,
         _reason(series, agree, decided, outcome),
@@ -267,32 +298,23 @@ EXPERIMENT = register(
         figure=figure,
         verdict=verdict,
         split=split,
-        version=2,
+        version=3,
         presets={
-            "quick": {
-                "T_values": [8, 16, 32],
-                "q_values": [2],
-                "d_values": [8],
-                "seeds": 4,
-                "batch": 64,
-                "eval_size": 512,
-                "max_steps": 500,
-            },
+            # Job-seconds (one thread, population solver): quick ~5 s; standard ~10 min, most of
+            # it the T = 512 and 1024 jobs (q = 4, T = 1024 alone ~2 min).
+            "quick": {"T_values": [8, 16, 32], "q_values": [2], "seeds": 4, "samples": 512},
             "standard": {
-                "T_values": [8, 16, 32, 64, 128],
-                "q_values": [1, 2, 4],
-                "d_values": [8, 32],
-                "seeds": 8,
-                "batch": 64,
-                "eval_size": 1024,
-                "max_steps": 2000,
-            },
-            "full": {
                 "T_values": [8, 16, 32, 64, 128, 256, 512, 1024],
                 "q_values": [1, 2, 4],
-                "d_values": [8, 32],
+                "seeds": 8,
+                "samples": 1024,
+            },
+            "full": {
+                "T_values": [16, 32, 64, 128, 256, 512, 1024, 2048, 4096],
+                "q_values": [1, 2, 4, 8],
                 "seeds": 16,
-                "max_steps": 5000,
+                "samples": 4096,
+                "m_limit": 4096,
             },
         },
     )

@@ -74,16 +74,7 @@ def run(config: Config) -> list[Record]:
     out = []
     for q in config.q_values:
         for T in config.T_values:
-            record = sel.trained_threshold(
-                T,
-                q,
-                config.d,
-                config.seeds,
-                config.seed,
-                config.training(),
-                config.target,
-                config.m_limit,
-            )
+            record = config.threshold(T, q, config.d)
             fcn = frontier.fcn_select_bound(T, config.d, q, config.target)
             out.append({**record, "fcn_width": fcn["width_star"]})
     return out
@@ -225,32 +216,28 @@ EXPERIMENT = register(
         figure=figure,
         verdict=verdict,
         split=split,
-        version=2,
+        version=3,
         presets={
             "quick": {
                 "d": 16,
                 "q_values": [2],
                 "T_values": [8, 16, 32],
                 "seeds": 4,
-                "batch": 32,
-                "eval_size": 256,
-                "max_steps": 500,
+                "samples": 512,
             },
             "standard": {
                 "d": 16,
                 "q_values": [1, 2, 4],
-                "T_values": [8, 16, 32, 64, 128],
+                "T_values": [8, 16, 32, 64, 128, 256],
                 "seeds": 8,
-                "batch": 64,
-                "eval_size": 1024,
-                "max_steps": 2000,
+                "samples": 1024,
             },
             "full": {
                 "d": 64,
                 "q_values": [1, 2, 4],
-                "T_values": [8, 16, 32, 64, 128, 256],
+                "T_values": [8, 16, 32, 64, 128, 256, 512, 1024],
                 "seeds": 16,
-                "max_steps": 5000,
+                "samples": 4096,
             },
         },
     )
