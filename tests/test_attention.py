@@ -14,9 +14,27 @@ def scores(*shape: int, scale: float = 1.0, seed: int = 0) -> torch.Tensor:
 
 
 def test_registry_has_the_spec_maps() -> None:
-    assert {"softmax", "linear", "erf"} <= set(attention.ATTENTION)
-    for name in attention.ATTENTION:
-        assert attention.get(name) is attention.ATTENTION[name]
+    assert {"softmax", "linear", "erf", "normalized-erf", "shifted-erf"} <= set(attention.ATTENTION)
+
+
+@pytest.mark.parametrize("name", sorted(attention.ATTENTION))
+def test_every_map_keeps_the_shape_and_is_finite(name: str) -> None:
+    s = scores(3, 2, 7, scale=5.0, seed=4)
+    g = attention.get(name)(s)
+    assert g.shape == s.shape and torch.isfinite(g).all()
+
+
+@pytest.mark.parametrize("name", ["softmax", "normalized-erf", "shifted-erf"])
+def test_normalized_maps_are_distributions(name: str) -> None:
+    g = attention.get(name)(scores(3, 2, 7, scale=3.0, seed=5))
+    assert (g >= 0).all()
+    torch.testing.assert_close(g.sum(dim=-1), torch.ones(3, 2, dtype=torch.float64))
+
+
+def test_normalized_erf_is_one_plus_erf_normalized() -> None:
+    s = scores(2, 6, seed=6)
+    expected = (1 + torch.erf(s)) / (1 + torch.erf(s)).sum(dim=-1, keepdim=True)
+    torch.testing.assert_close(attention.normalized_erf(s), expected, rtol=1e-12, atol=0)
 
 
 def test_unknown_map_is_a_one_line_value_error() -> None:

@@ -83,7 +83,10 @@ def test_experiment_end_to_end(name, tmp_path):
     json.dumps(records, allow_nan=False)  # plain, finite JSON
     claim = exp.verdict(records, config)
     assert {"measured", "verdict", "criterion"} <= set(claim)
-    assert claim["verdict"] in (*OUTCOMES, "reproduced (bound is loose)")
+    assert claim["verdict"] in OUTCOMES and claim["reason"]
+    for e in claim["estimates"]:  # every number carries an interval that contains it
+        if e["value"] is not None and e["low"] is not None and e["high"] is not None:
+            assert e["low"] <= e["value"] <= e["high"], e
     paths = exp.figure(records, config, tmp_path)
     assert paths and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in paths)
     # every preset is a valid config

@@ -179,7 +179,7 @@ def test_fcn_xor_with_a_huge_lr_diverges_cleanly_or_is_finite(optimizer, lr):
     try:
         result = train_xor(config)
     except Diverged as err:
-        assert isinstance(err, ValueError) and "\n" not in str(err) and "lr" in str(err)
+        assert "\n" not in str(err) and "lower lr" in str(err)
         return
     assert torch.isfinite(result.test_loss).all() and torch.isfinite(result.losses).all()
     assert ((result.test_error >= 0) & (result.test_error <= 1)).all()
@@ -204,7 +204,7 @@ def test_fcn_selection_with_a_huge_lr_diverges_cleanly_or_is_finite(optimizer, l
     try:
         result = train_selection(config)
     except Diverged as err:
-        assert isinstance(err, ValueError) and "\n" not in str(err) and "lr" in str(err)
+        assert "\n" not in str(err) and "lower lr" in str(err)
         return
     for values in (result.loss, result.stderr, result.train_loss, result.losses):
         assert torch.isfinite(values).all()
