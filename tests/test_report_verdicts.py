@@ -45,3 +45,14 @@ def test_claims_json_carries_verdict_reason_and_estimates(tmp_path):
     (saved,) = json.loads((tmp_path / "claims.json").read_text())["claims"]
     assert saved["verdict"] == "inconclusive" and saved["reason"] == "because inconclusive"
     assert saved["estimates"] == [{"name": "m*", "value": 12.0, "low": 10.0, "high": None}]
+
+
+def test_text_is_escaped_and_sections_get_their_own_table():
+    hostile = claim(stats.REPRODUCED, [stats.estimate("a<b", 1, 0, 2)])
+    hostile["measured"] = "<script>alert(1)</script> & more"
+    beyond = {**claim(stats.INCONCLUSIVE, []), "name": "k-parity", "section": "beyond the papers"}
+    page = render([hostile, beyond], "quick")
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt; &amp; more" in page
+    assert "<td>a&lt;b</td>" in page
+    papers, extra = page.index("the papers&#39; claims"), page.index("beyond the papers")
+    assert papers < extra < page.index('<section id="k-parity">')
