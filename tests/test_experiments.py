@@ -10,6 +10,13 @@ from attnsep.experiments import base, load_all
 from attnsep.metrics.stats import OUTCOMES
 
 TINY = {
+    "kparity-steps": {
+        "series": [{"k": 3, "d_values": [8, 16, 32]}],
+        "m": 8,
+        "seeds": 4,
+        "eta_exponents": [-2.0, 0.0],
+        "budget": 6,
+    },
     "one-step": {"d_values": [16, 32], "m_values": [4], "schedule_scale": 0.5, "seeds": 4},
     "polylog-width": {"d_values": [16, 32, 64], "seeds": 4, "m_limit": 64},
     "attention-maps": {"d": 16, "m": 8, "seeds": 2, "budget": 3, "eta_exponents": [2.0, 4.0]},

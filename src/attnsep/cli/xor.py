@@ -1,15 +1,19 @@
-"""``attnsep xor ...``: the sparse-XOR one-step experiment (SPEC A5, A6)."""
+"""``attnsep xor ...``: one gradient step and training of the k-head model on sparse parity
+(SPEC A5, A6)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from pathlib import Path
 
 import typer
 
 from .. import attention
-from ..io import save_npz, writable_target
+from ..device import torch_threads
+from ..io import save_npz, writable_folder, writable_target
 from ..one_step import OneStepConfig, OneStepResult, run_one_step, summarize
+from ..train.xor_train import XorTrainConfig, train_xor
 from ..validate import require
 from .common import emit_json, print_table
 
@@ -171,3 +175,229 @@ def one_step(
         emit_json(summary)
     else:
         human_summary(summary)
+
+
+def progress_bar(quiet: bool):
+    """The project's progress bar (as ``attnsep reproduce``), on stderr; none when ``quiet``."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        disable=quiet,
+        transient=False,
+    )
+
+
+def train_rows(summary: dict) -> list[tuple[str, str]]:
+    steps = summary["steps_to_success"]
+    reached = [s for s in steps["values"] if s is not None]
+    median = "not reached by half" if steps["median"] is None else f"{steps['median']:g}"
+    spread = f" (range {min(reached)}-{max(reached)})" if reached else ""
+    data = summary["gradient"]
+    if summary["cube_fraction"] is not None:
+        data += f", {summary['cube_fraction']:g} of the cube"
+    elif summary["samples"] is not None:
+        data += f", n={summary['samples']}"
+    if summary["batch"] is not None:
+        data += f", batch {summary['batch']}"
+    rows = [
+        ("d, m, heads", f"{summary['d']}, {summary['m']}, {summary['k']}"),
+        ("replicas (seed)", f"{summary['seeds']} ({summary['seed']})"),
+        ("attention", summary["attention"]),
+        ("gradient", data),
+        ("optimizer, step size", f"{summary['optimizer']}, {summary['eta']:.6g}"),
+        ("steps run", f"{summary['steps_run']} of {summary['steps']}"),
+        ("wall time", f"{summary['seconds']:.2f} s"),
+        (
+            "population loss initial / final (median)",
+            f"{summary['loss_initial']['median']:.4g} / {summary['loss_final']['median']:.4g}",
+        ),
+        (
+            "success rate (final)",
+            f"{summary['success_rate']:.3f}  (certified error <= {summary['success_tol']:g})",
+        ),
+        ("reached success at some step", f"{summary['reached_rate']:.3f}"),
+        ("steps to success (median)", median + spread),
+        (
+            "specialization / collapse (final)",
+            f"{summary['specialization_rate']:.3f} / {summary['collapse_rate']:.3f}",
+        ),
+    ]
+    if "test_accuracy_final" in summary:
+        rows.append(("test accuracy (median)", f"{summary['test_accuracy_final']['median']:.4f}"))
+    return rows
+
+
+@app.command("train")
+def train(
+    d: int = typer.Option(..., "--d", help="Input length (number of positions)."),
+    m: int = typer.Option(32, "--m", help="Embedding width; trainable parameters = heads * m."),
+    k: int = typer.Option(2, "--k", help="Support size = number of heads (2 = XOR)."),
+    seeds: int = typer.Option(16, "--seeds", help="Number of independent replicas."),
+    seed: int = typer.Option(0, "--seed", help="Base seed; replica e uses streams (seed, e, ...)."),
+    steps: int = typer.Option(200, "--steps", help="Training steps."),
+    attention_map: str = typer.Option(
+        "softmax", "--attention", help=f"Attention map: {', '.join(sorted(attention.ATTENTION))}."
+    ),
+    gradient: str = typer.Option(
+        "population",
+        "--gradient",
+        help="population (exact), fresh (--samples new inputs a step) or fixed (one set).",
+    ),
+    samples: int | None = typer.Option(
+        None, "--samples", help="fresh: inputs per step; fixed: training-set size."
+    ),
+    cube_fraction: float | None = typer.Option(
+        None,
+        "--cube-fraction",
+        help="Train (fixed) on this share of all 2^d inputs and test on the rest.",
+    ),
+    batch: int | None = typer.Option(
+        None, "--batch", help="fixed: mini-batch rows per step (default: the whole set)."
+    ),
+    optimizer: str = typer.Option("gd", "--optimizer", help="gd or adam."),
+    eta: str = typer.Option(
+        "auto", "--eta", help="Step size, or 'auto' (gd: eta-scale * d^k * ln d; adam: 0.05)."
+    ),
+    eta_scale: float = typer.Option(
+        XorTrainConfig.eta_scale, "--eta-scale", help="Constant of the automatic gd step size."
+    ),
+    init: str = typer.Option("antisymmetric", "--init", help="antisymmetric or independent."),
+    noise: float = typer.Option(0.0, "--noise", help="Label-flip probability in [0, 0.5)."),
+    success_tol: float = typer.Option(
+        0.1, "--success-tol", help="Success: certified error <= this."
+    ),
+    stop_at_success: bool = typer.Option(
+        False, "--stop-at-success", help="Stop once every replica has succeeded."
+    ),
+    dtype: str = typer.Option("float64", "--dtype", help="float64 or float32."),
+    device: str = typer.Option("auto", "--device", help="auto, cpu or cuda."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
+    save: str | None = typer.Option(
+        None, "--save", help="Write trajectories and state to FILE.npz (xor_train.load_result)."
+    ),
+    figures_dir: str | None = typer.Option(
+        None, "--figures", help="Draw train_loss.png and train_attention.png into this folder."
+    ),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+) -> None:
+    """Many steps of the k-head model on k-sparse parity: exact population GD, or SGD / Adam on
+    samples; all replicas in one batched computation. The authors' earlier 4x4 model:
+    'attnsep xor train-v1'."""
+    config = XorTrainConfig(
+        d=d,
+        m=m,
+        k=k,
+        seeds=seeds,
+        seed=seed,
+        steps=steps,
+        attention=attention_map,
+        gradient=gradient,
+        samples=samples,
+        cube_fraction=cube_fraction,
+        batch=batch,
+        optimizer=optimizer,
+        eta=parse_eta(eta),
+        eta_scale=eta_scale,
+        init=init,
+        noise=noise,
+        success_tol=success_tol,
+        stop_at_success=stop_at_success,
+        dtype=dtype,
+        device=device,
+    )
+    if save is not None:
+        writable_target(save, ".npz")
+    if figures_dir is not None:
+        writable_folder(figures_dir)
+    with progress_bar(quiet) as bar, torch_threads(1):  # many small tensors: one thread
+        task = bar.add_task(f"xor train (d={d}, k={k})", total=steps)
+        result = train_xor(config, progress=lambda done, total: bar.update(task, completed=done))
+    if save is not None:
+        result.save(save)
+    summary = result.summary()
+    if figures_dir is not None:
+        from ..train.xor_figures import figures
+
+        summary["figures"] = [str(p) for p in figures(result, Path(figures_dir))]
+    if as_json:
+        emit_json(summary)
+    else:
+        print_table("sparse parity: training", train_rows(summary))
+        for path in summary.get("figures", []):
+            typer.echo(f"figure: {path}")
+
+
+@app.command("train-v1")
+def train_v1_command(
+    n: int = typer.Option(16, "--n", help="Input length n (the whole cube of 2^n inputs is used)."),
+    k: int = typer.Option(3, "--k", help="Support size = number of heads."),
+    seeds: int = typer.Option(4, "--seeds", help="Number of independent replicas."),
+    seed: int = typer.Option(0, "--seed", help="Base seed (same split and support as xor train)."),
+    epochs: int = typer.Option(2000, "--epochs", help="Full-batch Adam epochs."),
+    lr: float = typer.Option(0.01, "--lr", help="Adam's step size."),
+    train_fraction: float = typer.Option(
+        0.8, "--train-fraction", help="Share of the 2^n inputs to train on; the rest is tested."
+    ),
+    target: float | None = typer.Option(
+        None, "--target", help="Stop once every replica's test accuracy reaches this."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+) -> None:
+    """The authors' earlier k-parity model (4x4 attention matrices with two trainable entries, a
+    fixed ReLU read-out; module attnsep.models.kparity_v1), trained as they describe."""
+    from ..train.kparity_v1 import V1Config, train_v1
+
+    config = V1Config(
+        n=n,
+        k=k,
+        seeds=seeds,
+        seed=seed,
+        epochs=epochs,
+        lr=lr,
+        train_fraction=train_fraction,
+        target=target,
+    )
+    with progress_bar(quiet) as bar, torch_threads(1):
+        task = bar.add_task(f"xor train-v1 (n={n}, k={k})", total=epochs)
+        result = train_v1(config, progress=lambda done, total: bar.update(task, completed=done))
+    marks = sorted({0, 100, 300, 780, 1000, 2000, result.epochs_run})
+    reached = result.epochs_to_accuracy(0.95)
+    summary = {
+        **asdict(config),
+        "trainable_params": 2 * k,
+        "epochs_run": result.epochs_run,
+        "seconds": result.seconds,
+        "test_accuracy_final": [float(a) for a in result.test_accuracy[:, -1]],
+        "median_test_accuracy": {str(t): a for t, a in result.curve(marks).items()},
+        "epochs_to_0.95": reached,
+    }
+    if as_json:
+        emit_json(summary)
+        return
+    rows = [
+        ("n, heads, trainable parameters", f"{n}, {k}, {2 * k}"),
+        ("replicas (seed)", f"{seeds} ({seed})"),
+        ("epochs run, wall time", f"{result.epochs_run}, {result.seconds:.2f} s"),
+        *[(f"median test accuracy, epoch {t}", f"{a:.4f}") for t, a in result.curve(marks).items()],
+        (
+            "epochs to test accuracy 0.95",
+            ", ".join("never" if r is None else str(r) for r in reached),
+        ),
+    ]
+    print_table("k-parity, the 4x4 model (v1)", rows)

@@ -10,6 +10,7 @@ MODULES = (
     "xor_attention_maps",
     "xor_heads",
     "xor_samples",
+    "xor_kparity",
     "select_convergence",
     "select_width",
     "select_length",

@@ -75,6 +75,7 @@ class Experiment:
     split: Callable[[Any], list[Any]] = lambda config: [config]
     presets: dict[str, dict[str, Any]] = field(default_factory=dict)
     version: int = 1  # bump when run() changes its results: stored jobs are then recomputed
+    section: str = "the papers' claims"  # the report section (report.html.PAPERS)
 
     def config(self, preset: str = "quick", **overrides: Any) -> ExperimentConfig:
         """The preset's config with ``overrides`` applied; a claim without a ``standard`` preset

@@ -22,7 +22,8 @@ from ..metrics import stats
 from ..metrics.parity import collapsed, specialized
 from ..models.query_heads import QueryHeads, initial_queries
 from ..tasks.parity import SparseParity
-from ..train.parity import Objective, population_objective
+from ..train.descent import Descent as BaseDescent
+from ..train.parity import population_objective
 from . import plotting
 from .base import Device, Experiment, ExperimentConfig, Exponent, Positive, Record, register
 
@@ -84,46 +85,8 @@ def split(config: Config) -> list[Config]:
 # --- running ---------------------------------------------------------------------------------
 
 
-class Descent:
-    """GD at one step size on all replicas, extendable, stopping at the first non-finite value.
-
-    ``losses[t]`` is the population loss after ``t`` steps (``t = 0`` is the initialization)."""
-
-    def __init__(self, objective: Objective, theta: torch.Tensor, eta: float) -> None:
-        self.objective, self.theta, self.eta = objective, theta, eta
-        self.losses: list[torch.Tensor] = []
-        self.after_one: torch.Tensor | None = None
-        self.diverged_at: int | None = None
-        self._grad: torch.Tensor | None = None
-        self._evaluate()
-
-    def _evaluate(self) -> None:
-        loss, grad = self.objective(self.theta)
-        if not (torch.isfinite(loss).all() and torch.isfinite(grad).all()):
-            self.diverged_at = len(self.losses)
-            return
-        self.losses.append(loss.cpu())
-        self._grad = grad
-
-    @property
-    def steps(self) -> int:
-        return len(self.losses) - 1
-
-    def run_to(self, steps: int) -> None:
-        while self.diverged_at is None and self.steps < steps:
-            stepped = self.theta - self.eta * self._grad
-            if not torch.isfinite(stepped).all():
-                self.diverged_at = len(self.losses)
-                return
-            self.theta = stepped
-            self.after_one = stepped if self.after_one is None else self.after_one
-            self._evaluate()
-
-    def steps_to(self, target: float) -> list[int | None]:
-        """Per replica, the first step count with loss <= ``target`` (``None``: not reached)."""
-        reached = torch.stack(self.losses) <= target  # steps x E
-        first = reached.double().argmax(dim=0)
-        return [int(t) if reached[t, e] else None for e, t in enumerate(first.tolist())]
+class Descent(BaseDescent):
+    """GD at one step size on all replicas (``train.descent``), summarized as a grid point."""
 
     def summary(self, exponent: float, target: float) -> Record:
         diverged = self.diverged_at is not None

@@ -32,6 +32,7 @@ def build_claims(store: Store, names: list[str], preset: str, out: Path) -> list
             "name": name,
             "title": exp.title,
             "paper": exp.paper,
+            "section": exp.section,
             "command": command_for(name, preset),
             "preset": preset,
             "config": config.model_dump(mode="json"),

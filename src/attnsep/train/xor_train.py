@@ -1,0 +1,509 @@
+"""Many training steps of the k-head query-vector model on sparse parity (SPEC A2, A4, A6).
+
+``train_xor(XorTrainConfig(...))`` is the Python entry point of ``attnsep xor train``: all
+replicas (seeds) train in one batched tensor computation, on
+
+* ``population``: the exact population gradient (SPEC A4; ``H = k`` heads use the grouped form
+  of ``exact.kparity``),
+* ``fresh``: ``samples`` fresh inputs per step, or
+* ``fixed``: one training set per replica, ``samples`` i.i.d. inputs or, with
+  ``cube_fraction``, that share of all ``2^d`` inputs, in mini-batches of ``batch`` rows
+  (``None``: the whole set every step),
+
+with gradient steps (``gd``) or Adam. With ``cube_fraction`` the rest of the cube is a test set
+(for the population gradient too) and the test accuracy is recorded. After every step the exact
+population loss, each head's weight on each support bit and the certified error (SPEC A6) are
+recorded; success is the one-step claim's: certified worst-case error ``<= success_tol`` (A6),
+with the heads assigned to the support bits by ``metrics.parity.best_assignment``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+import numpy as np
+import torch
+
+from .. import attention
+from ..device import resolve_device, resolve_dtype
+from ..exact import kparity, parity
+from ..io import save_npz
+from ..metrics import stats
+from ..metrics.ensemble import summary as value_summary
+from ..metrics.parity import best_assignment, collapsed, specialized, support_mass
+from ..models.query_heads import INITS, QueryHeads, head_product, initial_queries
+from ..rng import generator, stream_seed
+from ..tasks.parity import SparseParity
+from ..validate import int_at_least, one_of, positive_finite, probability, require
+from .descent import Adam, Descent
+from .parity import default_eta, label_correlation, query_gradient
+
+GRADIENTS = ("population", "fresh", "fixed")
+OPTIMIZERS = ("gd", "adam")
+ADAM_LR = 0.05
+"""Adam's default step (*choice*): the query vectors have unit norm at initialization."""
+DEFAULT_ETA_SCALE = 2.0**-4
+"""gd's default ``eta = eta_scale * d^k * ln d`` (*choice*, measured): the best step size of the
+``kparity-steps`` standard grid (``2^j``, ``j = -6, -4, ..., 4``) at ``k = 3`` for six of the seven
+``d = 16 ... 1024`` (median 2-3 steps to success; ``2^-2`` at ``d = 32``)."""
+EXACT_HEADS = parity.MAX_EXACT_HEADS
+MAX_CUBE_D = 20
+MAX_DATA_ELEMENTS = 1 << 27
+"""Most numbers one step's data may hold (``seeds x rows x d``, 1 GiB in float64)."""
+
+
+def default_train_eta(d: int, k: int, scale: float) -> float:
+    """``scale * d^k * ln d``: SPEC A5's step size for ``k = 2``; the gradient of the scores at a
+    near-uniform start is of order ``d^-k`` (the cross term is a product of ``k`` weights)."""
+    return default_eta(d, scale) * float(d) ** (k - 2)
+
+
+@dataclass(frozen=True)
+class XorTrainConfig:
+    """Training of ``seeds`` replicas for ``steps`` steps (module docstring)."""
+
+    d: int
+    m: int = 32
+    k: int = 2
+    seeds: int = 16
+    seed: int = 0
+    steps: int = 200
+    attention: str = "softmax"
+    gradient: str = "population"
+    samples: int | None = None  # fresh: per step; fixed: the training-set size
+    cube_fraction: float | None = None  # fixed: train on this share of the cube, test on the rest
+    batch: int | None = None  # fixed: mini-batch rows per step (None: the whole set)
+    optimizer: str = "gd"
+    eta: float | None = None  # None: gd -> eta_scale * d^k * ln d, adam -> ADAM_LR
+    eta_scale: float = DEFAULT_ETA_SCALE
+    adam_eps: float = 1e-8
+    init: str = "antisymmetric"
+    sign: int = -1
+    noise: float = 0.0
+    success_tol: float = 0.1
+    stop_at_success: bool = False
+    dtype: str = "float64"
+    device: str = "auto"
+
+    def __post_init__(self) -> None:
+        self.task()  # validates d, k, sign, noise
+        require(
+            self.k <= EXACT_HEADS,
+            f"k must be <= {EXACT_HEADS} (exact population loss), got {self.k}",
+        )
+        int_at_least("m", self.m, 1)
+        int_at_least("seeds", self.seeds, 1)
+        int_at_least("seed", self.seed, 0)
+        int_at_least("steps", self.steps, 1)
+        attention.get(self.attention)
+        one_of("gradient", self.gradient, GRADIENTS)
+        one_of("optimizer", self.optimizer, OPTIMIZERS)
+        one_of("init", self.init, INITS)
+        if self.eta is not None:
+            positive_finite("eta", self.eta)
+        positive_finite("eta scale", self.eta_scale)
+        positive_finite("adam eps", self.adam_eps)
+        positive_finite("success tolerance", self.success_tol)
+        resolve_dtype(self.dtype)
+        one_of("device", self.device, ["auto", "cpu", "cuda"])
+        self._check_data()
+
+    def _check_data(self) -> None:
+        if self.cube_fraction is not None:
+            require(
+                self.gradient != "fresh",
+                "a cube fraction needs gradient 'fixed' (train on it) or 'population' (test only)",
+            )
+            require(
+                0 < self.cube_fraction < 1,
+                f"cube fraction must be in (0, 1), got {self.cube_fraction!r}",
+            )
+            require(self.d <= MAX_CUBE_D, f"a cube split needs d <= {MAX_CUBE_D}, got d={self.d}")
+            require(self.samples is None, "give either samples or a cube fraction, not both")
+            require(self.noise == 0, "a cube split uses clean labels: noise must be 0")
+            require(0 < self.train_rows() < 2**self.d, "the cube split leaves an empty side")
+        elif self.gradient != "population":
+            require(
+                self.samples is not None,
+                f"gradient {self.gradient!r} needs samples (or, for 'fixed', a cube fraction)",
+            )
+            int_at_least("samples", self.samples, 1)
+        else:
+            require(self.samples is None, "the population gradient takes no samples")
+        rows = self.train_rows() if self.gradient == "fixed" else (self.samples or 0)
+        require(
+            self.seeds * rows * self.d <= MAX_DATA_ELEMENTS,
+            f"seeds * samples * d must be <= {MAX_DATA_ELEMENTS} (the data is held at once), got "
+            f"{self.seeds * rows * self.d}; use fewer seeds or samples",
+        )
+        if self.batch is not None:
+            require(self.gradient == "fixed", "batch applies to gradient 'fixed' only")
+            int_at_least("batch", self.batch, 1)
+        probability("noise", self.noise, below_half=True)
+
+    def task(self) -> SparseParity:
+        return SparseParity(self.d, self.k, self.sign, self.noise)
+
+    def step_size(self) -> float:
+        if self.eta is not None:
+            return self.eta
+        if self.optimizer == "adam":
+            return ADAM_LR
+        return default_train_eta(self.d, self.k, self.eta_scale)
+
+    def train_rows(self) -> int:
+        """Rows of the fixed training set (``None`` for the other gradients)."""
+        if self.cube_fraction is not None:
+            return round(self.cube_fraction * 2**self.d)
+        return self.samples if self.samples is not None else 0
+
+
+# --- data ------------------------------------------------------------------------------------
+
+
+def cube_split(
+    d: int, fraction: float, seed: int, replicas: int, first_replica: int = 0
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per replica, a random ``fraction`` of the ``2^d`` inputs and the rest: ``(train: E x n x d,
+    test: E x (2^d - n) x d)``, replica ``e`` from stream ``(seed, e, "split")``."""
+    points = parity.cube(d)
+    n = round(fraction * 2**d)
+    orders = [
+        torch.randperm(2**d, generator=generator(seed, first_replica + e, "split"))
+        for e in range(replicas)
+    ]
+    order = torch.stack(orders)
+    return points[order[:, :n]], points[order[:, n:]]
+
+
+def drawn_samples(
+    task: SparseParity, seed: int, support: torch.Tensor, n: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``n`` samples per replica from the task's streams under ``seed``: ``x``, ``y``."""
+    xs, ys = zip(*task.samples(seed, support, n), strict=True)
+    return torch.cat(xs, dim=1), torch.cat(ys, dim=1)
+
+
+# --- objectives ------------------------------------------------------------------------------
+
+
+def exact_loss(gamma: torch.Tensor, support: torch.Tensor, corr: float) -> torch.Tensor:
+    """The exact population loss (SPEC A4): grouped for ``H = k``, the partition sum otherwise."""
+    if gamma.shape[1] == support.shape[1]:
+        if gamma.shape[1] == 2:
+            return parity.two_head_loss(gamma, support, corr)
+        return kparity.population_loss(gamma, support, corr)
+    return parity.population_loss(gamma, support, corr)
+
+
+def weights_gradient(loss_of: Callable[[torch.Tensor], torch.Tensor]):
+    """``gamma -> (loss, d loss / d gamma)`` per replica, by autograd on ``loss_of``."""
+
+    def both(gamma: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        with torch.enable_grad():
+            gamma = gamma.detach().requires_grad_(True)
+            loss = loss_of(gamma)
+            (grad,) = torch.autograd.grad(loss.sum(), gamma)
+        return loss.detach(), grad
+
+    return both
+
+
+def sample_gradient(
+    gamma: torch.Tensor, x: torch.Tensor, y: torch.Tensor, sign: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``mean_n (f(x) - y)^2`` per replica and its ``gamma``-gradient, by hand (``f = sign *
+    prod_h gamma_h . x``): ``2 sign / n * sum_n residual * prod_{h' != h} (gamma_h' . x) x``.
+    Autograd's backward of the skinny product cost six times the forward."""
+    proj = torch.bmm(x, gamma.transpose(1, 2))  # E x n x H
+    residual = sign * proj.prod(dim=2) - y
+    heads = range(proj.shape[2])
+    others = torch.stack([proj[:, :, [j for j in heads if j != h]].prod(dim=2) for h in heads], 2)
+    coef = (2 * sign / x.shape[1]) * residual[:, :, None] * others
+    return (residual * residual).mean(dim=1), torch.bmm(coef.transpose(1, 2), x)
+
+
+class Batches:
+    """The data of each step for the sampled gradients: fresh draws, or rows of a fixed set."""
+
+    def __init__(self, config: XorTrainConfig, support: torch.Tensor, device, dtype) -> None:
+        self.config, self.support, self.device, self.dtype = config, support, device, dtype
+        self.calls = 0
+        self.train: tuple[torch.Tensor, torch.Tensor] | None = None
+        self.test: tuple[torch.Tensor, torch.Tensor] | None = None
+        task = config.task()
+        if config.cube_fraction is not None:
+            x_train, x_test = cube_split(
+                config.d, config.cube_fraction, config.seed, support.shape[0]
+            )
+            self.train = (x_train, task.labels(x_train, support.cpu()))
+            self.test = (x_test, task.labels(x_test, support.cpu()))
+        if config.gradient == "fixed" and config.cube_fraction is None:
+            seed = stream_seed(config.seed, "train")
+            self.train = drawn_samples(task, seed, support.cpu(), config.samples)
+        if config.gradient == "population":
+            self.train = None
+        if self.train is not None:
+            self.train = tuple(t.to(device, dtype) for t in self.train)
+        if self.test is not None:
+            self.test = tuple(t.to(device, dtype) for t in self.test)
+
+    def next(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The batch of the next step (call ``t`` gives step ``t``'s data)."""
+        config, t = self.config, self.calls
+        self.calls += 1
+        if config.gradient == "fresh":
+            seed = stream_seed(config.seed, "fresh", t)
+            x, y = drawn_samples(config.task(), seed, self.support.cpu(), config.samples)
+            return x.to(self.device, self.dtype), y.to(self.device, self.dtype)
+        x, y = self.train
+        if config.batch is None:
+            return x, y
+        rows = [
+            torch.randint(
+                0, x.shape[1], (config.batch,), generator=generator(config.seed, e, "batch", t)
+            )
+            for e in range(x.shape[0])
+        ]
+        idx = torch.stack(rows).to(x.device)
+        return torch.gather(x, 1, idx[:, :, None].expand(-1, -1, x.shape[2])), torch.gather(
+            y, 1, idx
+        )
+
+
+class TrainingObjective:
+    """``theta -> (loss, grad)`` of the configured gradient (SPEC A4); it keeps the scores of the
+    last call, so the weights recorded at the same ``theta`` cost no second product with ``V``."""
+
+    def __init__(self, config: XorTrainConfig, model: QueryHeads, support, batches: Batches):
+        self.model, self.batches = model, batches
+        corr = label_correlation(model, config.task())
+        self.exact = weights_gradient(lambda gamma: exact_loss(gamma, support, corr))
+        self.population = config.gradient == "population"
+        self.scores: torch.Tensor | None = None
+
+    def __call__(self, theta: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        self.scores = self.model.scores(theta)
+        if self.population:
+            return query_gradient(self.model, self.scores, self.exact)
+        x, y = self.batches.next()
+        both = lambda gamma: sample_gradient(gamma, x, y, self.model.sign)  # noqa: E731
+        return query_gradient(self.model, self.scores, both)
+
+    def weights(self, theta: torch.Tensor) -> torch.Tensor:
+        """The attention weights at ``theta``, the point of the last call."""
+        if self.scores is None:
+            return self.model.weights(theta)
+        return attention.get(self.model.attention)(self.scores)
+
+
+# --- the result ------------------------------------------------------------------------------
+
+
+@dataclass
+class XorTrainResult:
+    """Trajectories with the replica axis first; step ``t = 0`` is the initialization."""
+
+    config: XorTrainConfig
+    eta: float
+    seconds: float
+    support: np.ndarray  # E x k
+    theta_init: np.ndarray  # E x H x m
+    theta: np.ndarray  # E x H x m, after the last step
+    weights: np.ndarray  # E x H x d, attention weights after the last step
+    loss: np.ndarray  # E x (T+1): the training objective (population, batch or set)
+    population_loss: np.ndarray  # E x (T+1): the exact population loss (SPEC A4)
+    mass: np.ndarray  # E x (T+1) x H x k: head h's weight on support bit a
+    certified_error: np.ndarray  # E x (T+1) (SPEC A6)
+    test_accuracy: np.ndarray | None = None  # E x (T+1), with a cube split
+    diverged_at: int | None = None
+
+    @property
+    def steps_run(self) -> int:
+        return self.loss.shape[1] - 1
+
+    @property
+    def success(self) -> np.ndarray:
+        """Per replica, success after the last step (SPEC A6)."""
+        return self.certified_error[:, -1] <= self.config.success_tol
+
+    def steps_to_success(self) -> list[int | None]:
+        """Per replica, the first step with certified error ``<= success_tol`` (``None``: not
+        within the steps run)."""
+        return first_reached(self.certified_error <= self.config.success_tol)
+
+    def steps_to_accuracy(self, target: float) -> list[int | None]:
+        """Per replica, the first step with test accuracy ``>= target`` (needs a cube split)."""
+        require(self.test_accuracy is not None, "test accuracy needs a cube split")
+        return first_reached(self.test_accuracy >= target)
+
+    def summary(self) -> dict[str, Any]:
+        """The JSON summary of ``attnsep xor train`` (per-replica values included)."""
+        reached = self.steps_to_success()
+        steps = [math.inf if s is None else s for s in reached]
+        gamma = torch.from_numpy(self.weights)
+        support = torch.from_numpy(self.support)
+        out = {
+            **asdict(self.config),
+            "eta": self.eta,
+            "steps_run": self.steps_run,
+            "seconds": self.seconds,
+            "diverged_at": self.diverged_at,
+            "trainable_params": QueryHeads.trainable_params(self.config.k, self.config.m),
+            "loss_initial": value_summary(self.population_loss[:, 0]),
+            "loss_final": value_summary(self.population_loss[:, -1]),
+            "success_rate": float(self.success.mean()),
+            "reached_rate": float(np.mean([s is not None for s in reached])),
+            "steps_to_success": {
+                "median": stats.finite_or_none(stats.median(steps)),
+                "values": reached,
+            },
+            "specialization_rate": float(specialized(gamma, support).double().mean()),
+            "collapse_rate": float(collapsed(gamma, support).double().mean()),
+            "certified_error_final": value_summary(self.certified_error[:, -1]),
+        }
+        if self.test_accuracy is not None:
+            out["test_accuracy_final"] = value_summary(self.test_accuracy[:, -1])
+        return out
+
+    def to_frame(self):
+        """One row per replica and step: losses, certified error, success, test accuracy and
+        ``mass_h{h}_s{a}`` (head ``h``'s weight on support bit ``a``), as a pandas DataFrame."""
+        import pandas as pd
+
+        E, T1, H, k = self.mass.shape
+        columns: dict[str, Any] = {
+            "replica": np.repeat(np.arange(E), T1),
+            "step": np.tile(np.arange(T1), E),
+            "loss": self.loss.reshape(-1),
+            "population_loss": self.population_loss.reshape(-1),
+            "certified_error": self.certified_error.reshape(-1),
+            "success": (self.certified_error <= self.config.success_tol).reshape(-1),
+        }
+        if self.test_accuracy is not None:
+            columns["test_accuracy"] = self.test_accuracy.reshape(-1)
+        for h in range(H):
+            for a in range(k):
+                columns[f"mass_h{h}_s{a}"] = self.mass[:, :, h, a].reshape(-1)
+        return pd.DataFrame(columns)
+
+    def save(self, path: str) -> None:
+        """Every array and the config in one ``.npz`` file (``load_result`` reads it back)."""
+        arrays = {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if isinstance(getattr(self, f.name), np.ndarray)
+        }
+        scalars = {"eta": self.eta, "seconds": self.seconds, "diverged_at": self.diverged_at}
+        save_npz(
+            path,
+            **arrays,
+            config=np.array(json.dumps(asdict(self.config))),
+            scalars=np.array(json.dumps(scalars)),
+        )
+
+
+def load_result(path: str) -> XorTrainResult:
+    """The result written by ``XorTrainResult.save``."""
+    with np.load(path) as saved:
+        data = {key: saved[key] for key in saved.files}
+    config = json.loads(str(data.pop("config")))
+    scalars = json.loads(str(data.pop("scalars")))
+    return XorTrainResult(config=XorTrainConfig(**config), **scalars, **data)
+
+
+def first_reached(reached: np.ndarray) -> list[int | None]:
+    """Per row of ``E x steps`` booleans, the first true column (``None``: never)."""
+    first = reached.argmax(axis=1)
+    return [int(t) if reached[e, t] else None for e, t in enumerate(first)]
+
+
+# --- training --------------------------------------------------------------------------------
+
+
+def initial_state(config: XorTrainConfig, device, dtype):
+    """``(model, support, theta)`` for all replicas, from the same streams as the one step."""
+    task = config.task()
+    model = QueryHeads.sample(
+        config.seed,
+        config.seeds,
+        config.d,
+        config.m,
+        attention=config.attention,
+        sign=config.sign,
+        dtype=dtype,
+        device=device,
+    )
+    support = task.supports(config.seed, config.seeds).to(device)
+    theta = initial_queries(config.seed, config.seeds, config.k, config.m, config.init)
+    return model, support, theta.to(device, dtype)
+
+
+def watcher(config: XorTrainConfig, objective: TrainingObjective, support):
+    """What is recorded after every step (population loss, masses, certified error, accuracy)."""
+    model, batches = objective.model, objective.batches
+    corr = label_correlation(model, config.task())
+    exact = config.gradient != "population"
+
+    def watch(theta: torch.Tensor) -> dict[str, torch.Tensor]:
+        gamma = objective.weights(theta)
+        out = {
+            "mass": support_mass(gamma, support),
+            "certified_error": best_assignment(gamma, support)[0],
+        }
+        if exact:
+            out["population_loss"] = exact_loss(gamma, support, corr)
+        if batches.test is not None:
+            x, y = batches.test
+            out["test_accuracy"] = (torch.sign(head_product(gamma, x, model.sign)) == y).double()
+            out["test_accuracy"] = out["test_accuracy"].mean(dim=1)
+        return {key: value.detach().cpu() for key, value in out.items()}
+
+    return watch
+
+
+def train_xor(
+    config: XorTrainConfig, progress: Callable[[int, int], None] | None = None
+) -> XorTrainResult:
+    """Train every replica (module docstring); ``progress(step, steps)`` after each step."""
+    device, dtype = resolve_device(config.device), resolve_dtype(config.dtype)
+    start = time.perf_counter()
+    model, support, theta = initial_state(config, device, dtype)
+    batches = Batches(config, support, device, dtype)
+    eta = config.step_size()
+    rule = Adam(eta, eps=config.adam_eps) if config.optimizer == "adam" else None
+    objective = TrainingObjective(config, model, support, batches)
+    descent = Descent(objective, theta, eta, rule, watcher(config, objective, support))
+
+    def all_succeeded(run: Descent) -> bool:
+        return bool((run.trace[-1]["certified_error"] <= config.success_tol).all())
+
+    until = all_succeeded if config.stop_at_success else None
+    tick = None if progress is None else (lambda step: progress(step, config.steps))
+    descent.run_to(config.steps, until=until, progress=tick)
+    require(
+        bool(descent.losses),
+        f"training diverged at step 0 (eta={eta:g}); use a smaller eta",
+    )
+    trace = {key: torch.stack([t[key] for t in descent.trace], dim=1) for key in descent.trace[0]}
+    losses = torch.stack(descent.losses, dim=1)
+    return XorTrainResult(
+        config=config,
+        eta=eta,
+        seconds=time.perf_counter() - start,
+        support=support.cpu().numpy().astype("int64"),
+        theta_init=theta.cpu().numpy(),
+        theta=descent.theta.detach().cpu().numpy(),
+        weights=model.weights(descent.theta).detach().cpu().numpy(),
+        loss=losses.numpy(),
+        population_loss=trace.get("population_loss", losses).numpy(),
+        mass=trace["mass"].numpy(),
+        certified_error=trace["certified_error"].numpy(),
+        test_accuracy=None if "test_accuracy" not in trace else trace["test_accuracy"].numpy(),
+        diverged_at=descent.diverged_at,
+    )
