@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 # The CPU build of torch lies on this machine's disk; pinning it avoids a multi-GB CUDA download.
 TORCH  ?= torch==2.13.0
 
-.PHONY: install reproduce test bench bench-standard lint clean
+.PHONY: install reproduce test bench bench-standard docs lint clean
 
 install: $(STAMP)
 
@@ -27,6 +27,10 @@ bench: install
 
 bench-standard: install
 	$(PY) bench/run.py --only standard_xor --out bench/results-standard.json
+
+docs: install
+	$(PY) -m pip install -qq -e ".[docs]"
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 lint: install
 	$(VENV)/bin/ruff check src tests bench

@@ -1,3 +1,66 @@
-"""attnsep: the sparse-XOR and sparse-token-selection separations as rerunnable experiments."""
+"""attnsep: the sparse-XOR and sparse-token-selection separations as rerunnable experiments.
+
+The public API (:mod:`attnsep.api`) is loaded on first use, so ``import attnsep`` stays fast
+and does not import torch::
+
+    import attnsep
+    step = attnsep.xor_one_step(d=256, m=16, seeds=32)
+    step.summary()["success_rate"]
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "__version__",
+    "xor_one_step",
+    "xor_train",
+    "train_selector",
+    "train_fcn",
+    "list_experiments",
+    "run_experiment",
+    "sweep",
+    "load_runs",
+    "XorStepResult",
+    "SelectorResult",
+    "FCNResult",
+    "ExperimentResult",
+    "SweepResult",
+]
+_HOME = {name: "results" if name[0].isupper() else "api" for name in __all__[1:]}
+"""The module each public name lives in: functions in ``api``, result types in ``results``."""
+
+if TYPE_CHECKING:
+    from .api import (
+        list_experiments,
+        load_runs,
+        run_experiment,
+        sweep,
+        train_fcn,
+        train_selector,
+        xor_one_step,
+        xor_train,
+    )
+    from .results import (
+        ExperimentResult,
+        FCNResult,
+        SelectorResult,
+        SweepResult,
+        XorStepResult,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    """Load the API (and with it torch) when one of its names is first used (PEP 562)."""
+    if name in _HOME:
+        from importlib import import_module
+
+        return getattr(import_module(f".{_HOME[name]}", __name__), name)
+    raise AttributeError(f"module 'attnsep' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

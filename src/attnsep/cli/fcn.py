@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import typer
 
-from ..exact.selection import fcn_loss_floor
-from ..metrics.ensemble import summary
-from ..metrics.stats import wilson
-from ..models.mlp import count
+from ..results import fcn_selection_report, fcn_xor_report
 from ..train.fcn import (
     OPTIMIZERS,
     XOR_LOSSES,
     SelectionFCNConfig,
-    SelectionFCNResult,
     XorFCNConfig,
-    XorFCNResult,
     train_selection,
     train_xor,
 )
@@ -25,60 +18,6 @@ from .common import emit_json, print_table
 app = typer.Typer(
     help="Fully-connected ReLU baselines on sparse XOR and token selection.", no_args_is_help=True
 )
-
-
-def xor_summary(cfg: XorFCNConfig, result: XorFCNResult) -> dict[str, Any]:
-    """The JSON object of ``fcn xor``; ``final_loss`` is the training objective on the test set."""
-    successes = int(result.success.sum())
-    low, high = wilson(successes, cfg.replicas)
-    return {
-        "d": cfg.d,
-        "width": cfg.width,
-        "depth": cfg.depth,
-        "seeds": cfg.replicas,
-        "seed": cfg.seed,
-        "params": count(cfg.d, cfg.width, 1, cfg.depth),
-        "optimizer": cfg.optimizer,
-        "loss": cfg.loss,
-        "lr": cfg.rate,
-        "steps": cfg.steps,
-        "batch": cfg.batch,
-        "data": "fresh" if cfg.samples is None else cfg.samples,
-        "early_stop": cfg.early_stop,
-        "test_samples": cfg.test_samples,
-        "success_tol": cfg.success_tol,
-        "success_rate": successes / cfg.replicas,
-        "success_interval": [low, high],
-        "support": result.support.tolist(),
-        "test_error": summary(result.test_error.tolist()),
-        "final_loss": summary(result.test_loss.tolist()),
-        "steps_run": summary([float(s) for s in result.steps_run.tolist()]),
-    }
-
-
-def selection_summary(cfg: SelectionFCNConfig, result: SelectionFCNResult) -> dict[str, Any]:
-    """The JSON object of ``fcn select``."""
-    floor = fcn_loss_floor(cfg.T, cfg.q, cfg.d, cfg.width)
-    return {
-        "d": cfg.d,
-        "T": cfg.T,
-        "q": cfg.q,
-        "width": cfg.width,
-        "depth": cfg.depth,
-        "seeds": cfg.replicas,
-        "seed": cfg.seed,
-        "params": count(cfg.T * cfg.d + cfg.T, cfg.width, cfg.d, cfg.depth),
-        "optimizer": cfg.optimizer,
-        "lr": cfg.lr,
-        "steps": cfg.steps,
-        "batch": cfg.batch,
-        "eval_samples": cfg.eval_samples,
-        "loss": summary(result.loss.tolist()),
-        "stderr": summary(result.stderr.tolist()),
-        "train_loss": summary(result.train_loss.tolist()),
-        "fcn_loss_floor": float(floor),
-        "fcn_loss_floor_exact": str(floor),
-    }
 
 
 @app.command("xor")
@@ -116,7 +55,7 @@ def xor(
         loss=loss,
         seed=seed,
     )
-    out = xor_summary(cfg, train_xor(cfg))
+    out = fcn_xor_report(cfg, train_xor(cfg))
     if as_json:
         emit_json(out)
         return
@@ -161,7 +100,7 @@ def select(
     cfg = SelectionFCNConfig(
         d=d, T=T, q=q, width=width, replicas=seeds, steps=steps, batch=batch, lr=lr, seed=seed
     )
-    out = selection_summary(cfg, train_selection(cfg))
+    out = fcn_selection_report(cfg, train_selection(cfg))
     if as_json:
         emit_json(out)
         return

@@ -1,4 +1,7 @@
-"""Small matplotlib helpers shared by the experiment figures (headless, PNG)."""
+"""Small matplotlib helpers shared by the experiment figures (headless, PNG).
+
+Figures are ``matplotlib.figure.Figure`` objects drawn without pyplot: no backend is selected
+or changed, so loading the experiments leaves a notebook's plotting as it was."""
 
 from __future__ import annotations
 
@@ -6,26 +9,21 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import matplotlib
 import numpy as np
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.figure import Figure
 
 
 @contextmanager
 def figure(path: Path, ncols: int = 1, width: float = 5.5, height: float = 4.0) -> Iterator:
-    """Yield ``(fig, axes)``; on exit the figure is saved to ``path`` (PNG) and closed."""
-    fig, axes = plt.subplots(1, ncols, figsize=(width * ncols, height), squeeze=False)
-    try:
-        yield fig, list(axes[0])
-        fig.tight_layout()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp.png")
-        fig.savefig(tmp, dpi=110)
-        tmp.replace(path)
-    finally:
-        plt.close(fig)
+    """Yield ``(fig, axes)``; on exit the figure is saved to ``path`` (PNG)."""
+    fig = Figure(figsize=(width * ncols, height))
+    axes = fig.subplots(1, ncols, squeeze=False)
+    yield fig, list(axes[0])
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp.png")
+    fig.savefig(tmp, dpi=110)
+    tmp.replace(path)
 
 
 def rate_band(ax, xs, records, label: str, color=None) -> None:

@@ -1,0 +1,399 @@
+"""The typed results of the public API (``attnsep.api``).
+
+Each is a frozen dataclass around the library's own result (``raw``) with ``summary()`` (a
+short dict: the numbers a reader looks at first, no per-replica lists) and ``to_frame()`` (a
+pandas DataFrame, one row per replica or per stored record).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from .engine.store import records_frame
+from .exact.selection import fcn_loss_floor, uniform_attention_loss
+from .experiments.base import ExperimentConfig, Record, get
+from .metrics.ensemble import summary as value_summary
+from .metrics.selection import LengthEval, cos_to_ground_truth
+from .metrics.stats import wilson
+from .models.mlp import count
+from .models.query_heads import QueryHeads
+from .one_step import OneStepConfig, OneStepResult, summarize
+from .train.fcn import SelectionFCNConfig, SelectionFCNResult, XorFCNConfig, XorFCNResult
+from .train.selection import SelectionTrainConfig, SelectionTrainResult
+from .validate import require
+
+
+def _mean_median(values: dict[str, Any]) -> dict[str, float]:
+    """A ``metrics.ensemble.summary`` without its per-replica ``values``."""
+    return {key: value for key, value in values.items() if key != "values"}
+
+
+# ------------------------------------------------------------ one XOR step (SPEC A5, A6)
+
+
+@dataclass(frozen=True)
+class XorStepResult:
+    """One gradient step of the k-head model for an ensemble of replicas (SPEC A5, A6).
+
+    ``raw`` holds the per-replica arrays (replica axis first): supports, query vectors before
+    and after, losses, each head's mass on its support bit, certified errors, and the
+    embeddings ``V`` when the step was run with ``keep_embeddings=True``.
+    """
+
+    raw: OneStepResult
+
+    @property
+    def config(self) -> OneStepConfig:
+        return self.raw.config
+
+    @property
+    def success(self) -> np.ndarray:
+        """Per replica: certified worst-case error ``<= success_tol`` (SPEC A6)."""
+        return self.raw.success
+
+    def summary(self) -> dict[str, Any]:
+        """The numbers of ``attnsep xor one-step --json`` without the per-replica lists."""
+        out = summarize(self.raw)
+        out.pop("supports")
+        for key in ("loss_before", "loss_after", "support_mass", "certified_error"):
+            out[key] = _mean_median(out[key])
+        return out
+
+    def to_frame(self):
+        """One row per replica: support, losses, certified error, success, specialization,
+        collapse and ``mass_h{h}`` (head ``h``'s weight on its assigned support bit)."""
+        import pandas as pd
+
+        r = self.raw
+        columns: dict[str, Any] = {"replica": np.arange(r.support.shape[0])}
+        for a in range(r.support.shape[1]):
+            columns[f"support_{a}"] = r.support[:, a]
+        columns.update(
+            loss_before=r.loss_before,
+            loss_after=r.loss_after,
+            certified_error=r.certified_error,
+            success=r.success,
+            specialized=r.specialized,
+            collapsed=r.collapsed,
+        )
+        for h in range(r.mass_after.shape[1]):
+            columns[f"mass_h{h}"] = r.mass_after[:, h]
+        return pd.DataFrame(columns)
+
+    def attention(self, after: bool = True) -> np.ndarray:
+        """Attention weights ``gamma_h = sigma(V theta_h)`` (SPEC A2), ``E x H x d``, after the
+        step (or before it); needs the step run with ``keep_embeddings=True``."""
+        require(
+            self.raw.embeddings is not None,
+            "attention weights need the embeddings: run the step with keep_embeddings=True",
+        )
+        model = QueryHeads(torch.from_numpy(self.raw.embeddings), self.config.attention)
+        theta = self.raw.theta_after if after else self.raw.theta_before
+        return model.weights(torch.from_numpy(theta)).numpy()
+
+
+# ------------------------------------------------------------ token selection (SPEC B3, B5)
+
+
+@dataclass(frozen=True)
+class SelectorResult:
+    """A trained selector for every replica and its losses at each evaluation length
+    (SPEC B3, B5.3). ``raw`` holds ``W`` (``E x D x D``), the encodings and the training curve;
+    ``evals`` one ``attnsep.metrics.selection.LengthEval`` per length, the training
+    length first."""
+
+    raw: SelectionTrainResult
+    evals: tuple[LengthEval, ...]
+    seconds: float
+
+    @property
+    def config(self) -> SelectionTrainConfig:
+        return self.raw.config
+
+    @property
+    def W(self) -> np.ndarray:
+        """The trained ``W``, ``E x (d + m_p) x (d + m_p)``."""
+        return self.raw.W.numpy()
+
+    def curve(self):
+        """The training loss per step and replica (DataFrame: ``step``, ``replica``, ``loss``)."""
+        import pandas as pd
+
+        losses = self.raw.losses.numpy()
+        steps, replicas = losses.shape
+        return pd.DataFrame(
+            {
+                "step": np.repeat(np.arange(steps), replicas),
+                "replica": np.tile(np.arange(replicas), steps),
+                "loss": losses.reshape(-1),
+            }
+        )
+
+    def summary(self) -> dict[str, Any]:
+        """Sizes, the training loss and ``cos(W, W*)`` (replica means), and per evaluation
+        length the mean loss beside uniform attention's (losses summed over the ``d``
+        coordinates, SPEC B1)."""
+        c = self.config
+        return {
+            "d": c.d,
+            "T": c.T,
+            "q": c.q,
+            "pe": c.pe,
+            "m_p": c.pe_dim,
+            "seeds": c.replicas,
+            "steps": c.steps,
+            "train_loss": float(self.raw.train_loss.mean()),
+            "cos_to_ground_truth": float(cos_to_ground_truth(self.raw.W, c.d).mean()),
+            "loss": {row.length: float(row.loss.mean()) for row in self.evals},
+            "uniform": {
+                row.length: float(uniform_attention_loss(row.length, c.q, c.d))
+                for row in self.evals
+            },
+            "seconds": self.seconds,
+        }
+
+    def to_frame(self):
+        """One row per replica and evaluation length ``T_eval``: the sampled loss and its
+        standard error, the loss exact over the tokens (``NaN`` when the content block of ``W``
+        is nonzero) and uniform attention's loss."""
+        import pandas as pd
+
+        c = self.config
+        cos = cos_to_ground_truth(self.raw.W, c.d).numpy()
+        rows = []
+        for ev in self.evals:
+            uniform = float(uniform_attention_loss(ev.length, c.q, c.d))
+            for e in range(c.replicas):
+                rows.append(
+                    {
+                        "replica": e,
+                        "pe": c.pe,
+                        "m_p": c.pe_dim,
+                        "T": c.T,
+                        "T_eval": ev.length,
+                        "loss": float(ev.loss[e]),
+                        "stderr": float(ev.stderr[e]),
+                        "exact": np.nan if ev.exact is None else float(ev.exact[e]),
+                        "exact_stderr": np.nan
+                        if ev.exact_stderr is None
+                        else float(ev.exact_stderr[e]),
+                        "uniform": uniform,
+                        "cos_to_ground_truth": float(cos[e]),
+                    }
+                )
+        return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------ FCN baselines (SPEC A7.6, B4)
+
+
+def fcn_xor_report(cfg: XorFCNConfig, result: XorFCNResult) -> dict[str, Any]:
+    """The JSON object of ``attnsep fcn xor``; ``final_loss`` is the objective on the test set."""
+    successes = int(result.success.sum())
+    low, high = wilson(successes, cfg.replicas)
+    return {
+        "d": cfg.d,
+        "width": cfg.width,
+        "depth": cfg.depth,
+        "seeds": cfg.replicas,
+        "seed": cfg.seed,
+        "params": count(cfg.d, cfg.width, 1, cfg.depth),
+        "optimizer": cfg.optimizer,
+        "loss": cfg.loss,
+        "lr": cfg.rate,
+        "steps": cfg.steps,
+        "batch": cfg.batch,
+        "data": "fresh" if cfg.samples is None else cfg.samples,
+        "early_stop": cfg.early_stop,
+        "test_samples": cfg.test_samples,
+        "success_tol": cfg.success_tol,
+        "success_rate": successes / cfg.replicas,
+        "success_interval": [low, high],
+        "support": result.support.tolist(),
+        "test_error": value_summary(result.test_error.tolist()),
+        "final_loss": value_summary(result.test_loss.tolist()),
+        "steps_run": value_summary([float(s) for s in result.steps_run.tolist()]),
+    }
+
+
+def fcn_selection_report(cfg: SelectionFCNConfig, result: SelectionFCNResult) -> dict[str, Any]:
+    """The JSON object of ``attnsep fcn select`` (the floor of SPEC B4 beside the losses)."""
+    floor = fcn_loss_floor(cfg.T, cfg.q, cfg.d, cfg.width)
+    return {
+        "d": cfg.d,
+        "T": cfg.T,
+        "q": cfg.q,
+        "width": cfg.width,
+        "depth": cfg.depth,
+        "seeds": cfg.replicas,
+        "seed": cfg.seed,
+        "params": count(cfg.T * cfg.d + cfg.T, cfg.width, cfg.d, cfg.depth),
+        "optimizer": cfg.optimizer,
+        "lr": cfg.lr,
+        "steps": cfg.steps,
+        "batch": cfg.batch,
+        "eval_samples": cfg.eval_samples,
+        "loss": value_summary(result.loss.tolist()),
+        "stderr": value_summary(result.stderr.tolist()),
+        "train_loss": value_summary(result.train_loss.tolist()),
+        "fcn_loss_floor": float(floor),
+        "fcn_loss_floor_exact": str(floor),
+    }
+
+
+@dataclass(frozen=True)
+class FCNResult:
+    """An ensemble of fully-connected ReLU nets on sparse XOR (``task="xor"``, SPEC A7.6) or
+    on token selection (``task="select"``, SPEC B4, B5.4); ``raw`` holds the trained nets."""
+
+    task: str
+    raw: XorFCNResult | SelectionFCNResult
+
+    @property
+    def config(self) -> XorFCNConfig | SelectionFCNConfig:
+        return self.raw.config
+
+    def report(self) -> dict[str, Any]:
+        """The JSON object of ``attnsep fcn xor`` / ``attnsep fcn select`` (per-replica values
+        included)."""
+        if self.task == "xor":
+            return fcn_xor_report(self.config, self.raw)
+        return fcn_selection_report(self.config, self.raw)
+
+    def summary(self) -> dict[str, Any]:
+        """[`report`][attnsep.results.FCNResult.report] without the per-replica lists."""
+        out = self.report()
+        out.pop("support", None)
+        for key, value in out.items():
+            if isinstance(value, dict) and "values" in value:
+                out[key] = _mean_median(value)
+        return out
+
+    def to_frame(self):
+        """One row per replica: XOR: support, test sign error and loss, steps run, success;
+        selection: evaluation loss and its standard error, training loss, the FCN floor."""
+        import pandas as pd
+
+        r = self.raw
+        if self.task == "xor":
+            columns: dict[str, Any] = {"replica": np.arange(r.test_error.shape[0])}
+            for a in range(r.support.shape[1]):
+                columns[f"support_{a}"] = r.support[:, a].numpy()
+            columns.update(
+                test_error=r.test_error.numpy(),
+                test_loss=r.test_loss.numpy(),
+                steps_run=r.steps_run.numpy(),
+                success=r.success.numpy(),
+            )
+            return pd.DataFrame(columns)
+        c = self.config
+        return pd.DataFrame(
+            {
+                "replica": np.arange(r.loss.shape[0]),
+                "loss": r.loss.numpy(),
+                "stderr": r.stderr.numpy(),
+                "train_loss": r.train_loss.numpy(),
+                "fcn_loss_floor": float(fcn_loss_floor(c.T, c.q, c.d, c.width)),
+            }
+        )
+
+
+# ------------------------------------------------------------ the engine (experiments, sweeps)
+
+
+def _records(rows: tuple[dict[str, Any], ...]) -> list[Record]:
+    return [record for row in rows if row["status"] == "done" for record in row["records"]]
+
+
+@dataclass(frozen=True)
+class ExperimentResult:
+    """One registered experiment (one claim of SPEC A7, B5, C) run through the engine.
+
+    ``rows`` are the stored rows of its jobs (job order); ``outcome`` is the experiment's
+    verdict on their records (``verdict``, ``reason``, ``estimates``, ...), or
+    ``incomplete`` when a job failed.
+    """
+
+    name: str
+    claim: str
+    preset: str
+    config: ExperimentConfig
+    rows: tuple[dict[str, Any], ...]
+    outcome: dict[str, Any]
+    computed: int
+    cached: int
+    store: Path
+
+    @property
+    def records(self) -> list[Record]:
+        """The records of every finished job, in job order."""
+        return _records(self.rows)
+
+    @property
+    def verdict(self) -> str:
+        """``reproduced``, ``not reproduced``, ``inconclusive`` or ``incomplete``."""
+        return self.outcome["verdict"]
+
+    def summary(self) -> dict[str, Any]:
+        """Experiment, claim, verdict and its reason, and what the engine computed."""
+        return {
+            "experiment": self.name,
+            "claim": self.claim,
+            "preset": self.preset,
+            "verdict": self.verdict,
+            "reason": self.outcome.get("reason", ""),
+            "jobs": len(self.rows),
+            "computed": self.computed,
+            "cached": self.cached,
+            "failed": sum(row["status"] != "done" for row in self.rows),
+            "store": str(self.store),
+        }
+
+    def to_frame(self):
+        """One row per record, config flattened: the table ``attnsep runs export`` writes."""
+        return records_frame(self.rows)
+
+    def figures(self, folder: str | Path) -> list[Path]:
+        """Draw the experiment's figures (as in the report) into ``folder``; their paths."""
+        require(bool(self.records), f"{self.name}: no finished job, nothing to draw")
+        return get(self.name).figure(self.records, self.config, Path(folder))
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """An experiment run over a grid of its config fields; ``rows`` are the stored rows of the
+    sweep's jobs (job order), ``configs`` the validated grid points."""
+
+    experiment: str
+    preset: str
+    configs: tuple[dict[str, Any], ...]
+    rows: tuple[dict[str, Any], ...]
+    computed: int
+    cached: int
+    store: Path
+    job_hashes: tuple[str, ...] = field(repr=False, default=())
+
+    @property
+    def records(self) -> list[Record]:
+        return _records(self.rows)
+
+    def summary(self) -> dict[str, Any]:
+        """The counts ``attnsep sweep --json`` prints."""
+        return {
+            "experiment": self.experiment,
+            "configs": len(self.configs),
+            "jobs": len(self.job_hashes),
+            "computed": self.computed,
+            "cached": self.cached,
+            "failed": sum(row["status"] != "done" for row in self.rows),
+            "store": str(self.store),
+        }
+
+    def to_frame(self):
+        """One row per record of the sweep's jobs, config flattened (as ``load_runs``)."""
+        return records_frame(self.rows)
