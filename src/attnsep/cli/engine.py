@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import math
+import sys
 import time
 from pathlib import Path
 
@@ -17,15 +20,18 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from ..engine.executors import EXECUTORS
+from ..engine import plan as planning
+from ..engine.calibration import CalibrationFailed
+from ..engine.executors import EXECUTORS, check_reachable, worker_count
 from ..engine.jobs import expand_grid, jobs_for, load_config_file, parse_assignment
+from ..engine.records import record_dicts, record_table
 from ..engine.store import DEFAULT_PATH, Store
 from ..engine.sweep import run_sweep
 from ..experiments import base, load_all
 from ..io import atomic_write, writable_folder, writable_target
 from ..report.claims import build_claims, planned_jobs
 from ..report.html import write_report
-from ..validate import one_of, require
+from ..validate import int_at_least, one_of, require
 from .common import emit_json
 
 ERR = Console(stderr=True)
@@ -43,10 +49,72 @@ def experiment_names(only: str | None) -> list[str]:
     return chosen
 
 
+PLAN_HELP = (
+    "Print the jobs per experiment, how many are stored and the estimated CPU and wall time; "
+    "nothing is stored (a short calibration times a few jobs)."
+)
+CALIBRATION_HELP = (
+    "With --plan: seconds per experiment spent timing jobs that have no stored timing (0: none)."
+)
+WORKERS_HELP = "Process-pool size (process executor; default: the number of CPUs)."
+
+
+def check_executor(executor: str, workers: int | None, address: str | None) -> None:
+    """``--executor``, ``--workers`` and ``--address`` agree (and the address answers)."""
+    one_of("executor", executor, EXECUTORS)
+    if workers is not None:
+        int_at_least("workers", workers, 1)
+        require(executor == "process", f"--workers is for --executor process, not {executor!r}")
+    if address is not None:
+        require(executor == "ray", f"--address is for --executor ray, not {executor!r}")
+        check_reachable(address)
+
+
+def plan_for(groups, store_path: Path, executor: str, workers, address, calibration):
+    """The plan of running ``groups`` (experiment -> jobs) into the store at ``store_path``."""
+    require(
+        math.isfinite(calibration) and calibration >= 0,
+        f"--calibration must be a finite number of seconds >= 0, got {calibration}",
+    )
+    store = Store(store_path) if store_path.exists() else None  # a plan creates no store
+    try:
+        return planning.make_plan(
+            groups, store, executor, worker_count(executor, workers, address), budget=calibration
+        )
+    except CalibrationFailed as err:
+        ERR.print(f"error: {err}", markup=False, highlight=False)
+        raise typer.Exit(1) from None
+    finally:
+        if store is not None:
+            store.close()
+
+
+def print_plan(found: planning.Plan, title: str) -> None:
+    table = Table(title=title)
+    for column in planning.HEADER:
+        left = column in ("experiment", "from (jobs)")
+        table.add_column(
+            column, justify="left" if left else "right", no_wrap=column != "from (jobs)"
+        )
+    for row in planning.table_rows(found):
+        table.add_row(*row)
+    console = Console()
+    console.print(table)
+    for line in planning.summary_lines(found):
+        console.print(line, markup=False, highlight=False)
+
+
 def sweep_with_progress(
-    jobs, store: Store, executor: str, address: str | None, quiet: bool, label: str
+    jobs,
+    store: Store,
+    executor: str,
+    address: str | None,
+    quiet: bool,
+    label: str,
+    workers: int | None = None,
 ):
-    """Run ``jobs`` with a progress bar on stderr (none when ``quiet``)."""
+    """Run ``jobs`` with a progress bar on stderr (none when ``quiet``). Whatever the run
+    prints (e.g. Ray reporting a lost node) goes to stderr: stdout is the command's result."""
     progress = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -58,7 +126,7 @@ def sweep_with_progress(
         disable=quiet,
         transient=False,
     )
-    with progress:
+    with contextlib.redirect_stdout(sys.stderr), progress:
         task = progress.add_task(label, total=None)
 
         def started(todo: int, cached: int) -> None:
@@ -69,7 +137,15 @@ def sweep_with_progress(
             if row["status"] != "done" and not quiet:
                 ERR.print(f"[red]job failed[/red] {job.experiment} {row['error'].splitlines()[0]}")
 
-        return run_sweep(jobs, store, executor, address=address, on_start=started, on_done=finished)
+        return run_sweep(
+            jobs,
+            store,
+            executor,
+            workers=workers,
+            address=address,
+            on_start=started,
+            on_done=finished,
+        )
 
 
 def reproduce(
@@ -88,21 +164,31 @@ def reproduce(
     address: str | None = typer.Option(
         None, "--address", help="Ray cluster address (ray executor)."
     ),
+    workers: int | None = typer.Option(None, "--workers", help=WORKERS_HELP),
     out: Path = typer.Option(Path("results/report"), "--out", help="Report folder."),
     store_path: Path = typer.Option(DEFAULT_PATH, "--store", help="Results database."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
+    plan: bool = typer.Option(False, "--plan", help=PLAN_HELP),
+    calibration: float = typer.Option(planning.BUDGET, "--calibration", help=CALIBRATION_HELP),
 ) -> None:
     """Rerun every claim of both papers and write the report (index.html, claims.json)."""
     chosen = [name for name, on in (("quick", quick), ("standard", standard), ("full", full)) if on]
     require(len(chosen) <= 1, f"choose one of --quick, --standard and --full, got {len(chosen)}")
     preset = chosen[0] if chosen else "quick"
     names = experiment_names(only)
-    one_of("executor", executor, EXECUTORS)
+    check_executor(executor, workers, address)
+    groups = planned_jobs(names, preset)
+    if plan:
+        found = plan_for(groups, store_path, executor, workers, address, calibration)
+        print_plan(found, f"plan: reproduce --{preset}")
+        return
     writable_folder(out)
     store = Store(store_path)
     started = time.time()
-    jobs = [job for group in planned_jobs(names, preset).values() for job in group]
-    outcome = sweep_with_progress(jobs, store, executor, address, quiet, f"reproduce --{preset}")
+    jobs = [job for group in groups.values() for job in group]
+    outcome = sweep_with_progress(
+        jobs, store, executor, address, quiet, f"reproduce --{preset}", workers
+    )
     store.remember("last_reproduction", {"preset": preset, "names": names})
     claims = build_claims(store, names, preset, out)
     index, table = write_report(claims, preset, out)
@@ -149,13 +235,16 @@ def sweep(
     ),
     executor: str = typer.Option("process", "--executor", help="inline, process or ray."),
     address: str | None = typer.Option(None, "--address", help="Ray cluster address."),
+    workers: int | None = typer.Option(None, "--workers", help=WORKERS_HELP),
     store_path: Path = typer.Option(DEFAULT_PATH, "--store", help="Results database."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    plan: bool = typer.Option(False, "--plan", help=PLAN_HELP),
+    calibration: float = typer.Option(planning.BUDGET, "--calibration", help=CALIBRATION_HELP),
 ) -> None:
     """Run an experiment over a grid of its config fields; results go to the store."""
     one_of("preset", preset, base.PRESETS)
-    one_of("executor", executor, EXECUTORS)
+    check_executor(executor, workers, address)
     base.get(experiment)
     fixed, axes = {}, {}
     if config_file is not None:
@@ -174,9 +263,16 @@ def sweep(
         axes[key] = values
     configs = expand_grid(experiment, preset, fixed, axes)
     jobs = [job for config in configs for job in jobs_for(experiment, config)]
+    if plan:
+        found = plan_for({experiment: jobs}, store_path, executor, workers, address, calibration)
+        if as_json:
+            emit_json(found.as_dict())
+        else:
+            print_plan(found, f"plan: sweep {experiment}")
+        return
     store = Store(store_path)
     outcome = sweep_with_progress(
-        jobs, store, executor, address, quiet or as_json, f"sweep {experiment}"
+        jobs, store, executor, address, quiet or as_json, f"sweep {experiment}", workers
     )
     summary = {
         "experiment": experiment,
@@ -188,9 +284,17 @@ def sweep(
         "store": str(store_path),
         "job_hashes": [j.key for j in jobs],
     }
+    frame = store.frame(experiment, keys=[j.key for j in jobs])
     if as_json:
-        emit_json(summary)
+        emit_json({**summary, "records": record_dicts(frame)})
     else:
+        header, rows, same = record_table(frame)
+        table = Table(title=f"{experiment}: {len(frame)} records", caption=same or None)
+        for column in header:
+            table.add_column(column)
+        for row in rows:
+            table.add_row(*row)
+        Console().print(table)
         Console().print(
             f"{experiment}: {len(configs)} configs, {outcome.total} jobs: {outcome.computed} "
             f"computed, {outcome.cached} from the store, {len(outcome.failed)} failed "

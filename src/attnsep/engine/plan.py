@@ -1,0 +1,294 @@
+"""What a sweep will cost before it runs (``--plan``): jobs per experiment, how many the
+store already holds, the CPU seconds of the others and the wall time on the executor's workers.
+
+Each job still to run gets an estimate from the first of these that has one:
+
+* ``store``: a finished row of the same experiment and config, any version of the
+  experiment (a version bump keeps its timings): its ``seconds``, the median if several;
+* ``timed``, ``capped``, ``guessed``, ``failed``: a short calibration on this machine
+  (:mod:`attnsep.engine.calibration`); ``capped`` and ``guessed`` jobs make an estimate rough
+  (``≳``: usually an underestimate);
+* ``unknown`` when there is neither (``--calibration 0`` and nothing stored).
+
+The wall estimate hands the estimates, in submission order, to ``workers`` workers that each
+take the next job when free (what the process pool and Ray do), after a worker's start-up
+when the calibration measured it; it leaves out the slowdown of jobs sharing a machine.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import statistics
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .calibration import (
+    BUDGET,
+    CAPPED,
+    FAILED,
+    GUESSED,
+    ROUGH,
+    STORE,
+    STORED,
+    TIMED,
+    UNKNOWN,
+    Calibration,
+    JobCost,
+    calibrate,
+)
+from .jobs import Job
+from .store import Store
+from .sweep import unique
+
+
+@dataclass
+class ExperimentPlan:
+    name: str
+    costs: list[JobCost] = field(default_factory=list)
+
+    @property
+    def to_run(self) -> list[JobCost]:
+        return [c for c in self.costs if c.source != STORED]
+
+    @property
+    def stored(self) -> int:
+        return len(self.costs) - len(self.to_run)
+
+    @property
+    def cpu(self) -> float | None:
+        """Estimated CPU seconds of the jobs to run (None if one of them is unknown)."""
+        return total(c.seconds for c in self.to_run)
+
+    @property
+    def stored_cpu(self) -> float:
+        """CPU seconds the stored jobs took when they ran."""
+        return float(sum(c.seconds for c in self.costs if c.source == STORED))
+
+    @property
+    def rough(self) -> bool:
+        return any(c.source in ROUGH for c in self.to_run)
+
+    @property
+    def sources(self) -> Counter:
+        return Counter(c.source for c in self.to_run)
+
+
+@dataclass
+class Plan:
+    experiments: list[ExperimentPlan]
+    executor: str
+    workers: int
+    startup: float | None = None  # a worker's start-up seconds, when the calibration ran
+    errors: dict[str, str] = field(default_factory=dict)  # experiment -> a calibration error
+
+    @property
+    def to_run(self) -> list[JobCost]:
+        return [c for e in self.experiments for c in e.to_run]
+
+    @property
+    def cpu(self) -> float | None:
+        return total(c.seconds for c in self.to_run)
+
+    @property
+    def wall(self) -> float | None:
+        seconds = [c.seconds for c in self.to_run]
+        if None in seconds:
+            return None
+        startup = self.startup if seconds and self.startup is not None else 0.0
+        return startup + list_schedule(seconds, self.workers)
+
+    @property
+    def stored_cpu(self) -> float:
+        return float(sum(e.stored_cpu for e in self.experiments))
+
+    @property
+    def rough(self) -> bool:
+        return any(e.rough for e in self.experiments)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "executor": self.executor,
+            "workers": self.workers,
+            "experiments": [
+                {
+                    "experiment": e.name,
+                    "jobs": len(e.costs),
+                    "stored": e.stored,
+                    "to_run": len(e.to_run),
+                    "cpu_seconds": e.cpu,
+                    "stored_cpu_seconds": e.stored_cpu,
+                    "rough": e.rough,
+                    "sources": dict(e.sources),
+                }
+                for e in self.experiments
+            ],
+            "jobs": sum(len(e.costs) for e in self.experiments),
+            "stored": sum(e.stored for e in self.experiments),
+            "to_run": len(self.to_run),
+            "cpu_seconds": self.cpu,
+            "stored_cpu_seconds": self.stored_cpu,
+            "wall_seconds": self.wall,
+            "startup_seconds": self.startup,
+            "rough": self.rough,
+            "calibration_errors": self.errors,
+        }
+
+
+def total(seconds: Iterable[float | None]) -> float | None:
+    values = list(seconds)
+    return None if None in values else float(sum(values))
+
+
+def list_schedule(seconds: list[float], workers: int) -> float:
+    """When the last job ends if ``workers`` workers take the jobs in order, each the next one
+    as soon as it is free."""
+    free_at = [0.0] * min(workers, max(1, len(seconds)))
+    for s in seconds:
+        heapq.heappush(free_at, heapq.heappop(free_at) + s)
+    return max(free_at)
+
+
+def config_text(config: dict[str, Any]) -> str:
+    return json.dumps(config, sort_keys=True)
+
+
+def stored_timings(store: Store | None, names: Iterable[str]) -> dict[tuple[str, str], float]:
+    """Median ``seconds`` of the store's finished rows per (experiment, config)."""
+    found: dict[tuple[str, str], list[float]] = {}
+    if store is not None:
+        for name in names:
+            for row in store.rows(name):
+                if row["status"] == "done":
+                    key = (name, config_text(row["config"]))
+                    found.setdefault(key, []).append(row["seconds"])
+    return {key: statistics.median(values) for key, values in found.items()}
+
+
+def make_plan(
+    groups: dict[str, list[Job]],
+    store: Store | None,
+    executor: str,
+    workers: int,
+    *,
+    budget: float = BUDGET,
+    timing: Callable[..., Calibration] | None = None,
+) -> Plan:
+    """The plan of running ``groups`` (experiment -> jobs, in submission order) into ``store``
+    (None: an empty store) on ``workers`` workers. Nothing is stored; only the calibration
+    (``timing``, default :func:`calibrate`, ``budget`` seconds per experiment, 0 for none)
+    runs jobs."""
+    groups = {name: unique(jobs) for name, jobs in groups.items()}  # hashes name experiments
+    keys = [j.key for jobs in groups.values() for j in jobs]
+    rows = [] if store is None else store.rows(keys=keys)
+    done = {r["config_hash"]: r["seconds"] for r in rows if r["status"] == "done"}
+    timings = stored_timings(store, groups)
+    costs: dict[str, JobCost] = {}
+    untimed: dict[str, list[Job]] = {}
+    for name, jobs in groups.items():
+        for job in jobs:
+            known = timings.get((name, config_text(job.config)))
+            if job.key in done:
+                costs[job.key] = JobCost(job, STORED, done[job.key])
+            elif known is not None:
+                costs[job.key] = JobCost(job, STORE, known)
+            else:
+                untimed.setdefault(name, []).append(job)
+    found = Calibration({}, None, {})
+    if budget > 0 and untimed:
+        found = (timing or calibrate)(untimed, budget=budget, workers=workers)
+        costs.update(found.costs)
+    for jobs in untimed.values():
+        for job in jobs:
+            costs.setdefault(job.key, JobCost(job, UNKNOWN, None))
+    experiments = [
+        ExperimentPlan(name, [costs[j.key] for j in jobs]) for name, jobs in groups.items()
+    ]
+    return Plan(experiments, executor, workers, found.startup, found.errors)
+
+
+def duration(seconds: float | None, rough: bool = False) -> str:
+    """``1 h 05 min``, ``3 min 12 s``, ``4.2 s``; ``≳`` before a rough estimate."""
+    if seconds is None:
+        return "unknown"
+    sign = "≳ " if rough else ""
+    if seconds < 60:
+        return f"{sign}{seconds:.1f} s"
+    minutes, secs = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{sign}{minutes} min {secs:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{sign}{hours} h {minutes:02d} min"
+
+
+SOURCES = (STORE, TIMED, CAPPED, GUESSED, FAILED, UNKNOWN)
+
+
+def describe_sources(e: ExperimentPlan) -> str:
+    """Where an experiment's estimate came from, in jobs, e.g. ``timed 2, guessed 4``."""
+    return ", ".join(f"{s} {e.sources[s]}" for s in SOURCES if e.sources[s]) or "-"
+
+
+HEADER = ("experiment", "jobs", "stored", "to run", "CPU to run", "from (jobs)")
+
+
+def table_rows(plan: Plan) -> list[tuple[str, ...]]:
+    """The plan as rows under ``HEADER``, the last one the total."""
+    rows = [
+        (
+            e.name,
+            str(len(e.costs)),
+            str(e.stored),
+            str(len(e.to_run)),
+            duration(e.cpu, e.rough),
+            describe_sources(e),
+        )
+        for e in plan.experiments
+    ]
+    rows.append(
+        (
+            "total",
+            str(sum(len(e.costs) for e in plan.experiments)),
+            str(sum(e.stored for e in plan.experiments)),
+            str(len(plan.to_run)),
+            duration(plan.cpu, plan.rough),
+            "",
+        )
+    )
+    return rows
+
+
+def summary_lines(plan: Plan) -> list[str]:
+    """Below the table: the wall estimate, the stored jobs' CPU, calibration failures, a warning
+    when most estimates are rough, and what the sources mean."""
+    stored = sum(e.stored for e in plan.experiments)
+    startup = (
+        "worker start-up not included"
+        if plan.startup is None
+        else f"after each worker's start-up, {duration(plan.startup)}"
+    )
+    lines = [
+        f"wall estimate on {plan.workers} {plan.executor} worker"
+        f"{'s' if plan.workers != 1 else ''}: {duration(plan.wall, plan.rough)} "
+        f"(jobs taken in order by the next free worker, {startup})"
+    ]
+    if stored:
+        lines.append(f"the {stored} stored jobs took {duration(plan.stored_cpu)} of CPU")
+    for name, error in plan.errors.items():
+        lines.append(f"{name}: a job failed in the calibration ({error}); fix it before running")
+    rough = sum(c.source in ROUGH for c in plan.to_run)
+    if 2 * rough > len(plan.to_run):
+        lines.append(
+            f"{rough} of the {len(plan.to_run)} jobs to run are capped or guessed: the estimate "
+            "can be far too low; a store holding an earlier run of these sizes (--store) or a "
+            "longer calibration (--calibration SECONDS) gives better ones"
+        )
+    lines.append(
+        "from: store = the same config's stored seconds; timed = timed here; capped = stopped "
+        "here at the calibration's cap and counted at it; guessed = not timed, counted as the "
+        "largest timed job of its experiment; ≳ = includes capped or guessed jobs, usually "
+        "an underestimate"
+    )
+    return lines
