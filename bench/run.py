@@ -41,6 +41,8 @@ BENCHMARKS = {
     "standard_xor": "target 8: the standard preset of the XOR claims (opt-in, ~30 min)",
     "kparity": "target 9: k-parity n=16 k=3, ours vs the authors' 4x4 model, time to 0.95 test "
     "accuracy (opt-in, ~3 min)",
+    "cli_startup": "target 10: attnsep --help, list and a bad-input error vs python -c pass "
+    "(CPU <= 0.5 s)",
 }
 OPT_IN = {"standard_xor", "kparity"}
 

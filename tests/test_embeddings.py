@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 import torch
@@ -39,7 +37,7 @@ def test_one_step_streamed_equals_held(monkeypatch):
     config = one_step.OneStepConfig(d=3000, m=16, seeds=4, seed=1)
     held = one_step.run_one_step(config)
     monkeypatch.setattr(one_step, "BATCH_ELEMENTS", 1000)  # force the streamed path
-    streamed = one_step.run_one_step(dataclasses.replace(config, replica_batch=4))
+    streamed = one_step.run_one_step(config.replace(replica_batch=4))
     np.testing.assert_allclose(streamed.theta_after, held.theta_after, rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(streamed.loss_after, held.loss_after, rtol=1e-9, atol=1e-12)
     np.testing.assert_array_equal(streamed.specialized, held.specialized)

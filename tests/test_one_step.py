@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -114,7 +113,7 @@ def test_same_seed_is_bitwise_identical_and_other_seed_differs() -> None:
     b = run_one_step(config, keep_embeddings=True)
     for name in FIELDS:
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
-    c = run_one_step(dataclasses.replace(config, seed=4))
+    c = run_one_step(config.replace(seed=4))
     assert not np.array_equal(a.theta_before, c.theta_before)
 
 
@@ -123,7 +122,7 @@ def test_results_do_not_depend_on_the_replica_batch(samples) -> None:
     config = OneStepConfig(d=40, m=16, seeds=5, seed=3, samples=samples, noise=0.1, device="cpu")
     whole = run_one_step(config, keep_embeddings=True)
     for batch in (1, 2, 3):
-        split = run_one_step(dataclasses.replace(config, replica_batch=batch), keep_embeddings=True)
+        split = run_one_step(config.replace(replica_batch=batch), keep_embeddings=True)
         for name in FIELDS:
             assert np.array_equal(getattr(whole, name), getattr(split, name)), (batch, name)
     for e in range(5):  # replica e alone (first_replica = e)
@@ -186,7 +185,7 @@ INVALID = [
     ({"device": "tpu"}, "device must be one of auto, cpu, cuda; got 'tpu'"),
     ({"replica_batch": 0}, "replica batch must be an integer >= 1, got 0"),
     ({"success_tol": 0}, "success tolerance must be a finite number > 0, got 0"),
-    ({"sign": 2}, "sign must be +1 or -1, got 2"),
+    ({"sign": 2}, "sign must be one of -1, 1; got 2"),
     ({"k": 11}, "k must be <= d=10, got 11"),
     ({"m": 2.5}, "m must be an integer >= 1, got 2.5"),
 ]
@@ -222,7 +221,7 @@ def test_empirical_step_approaches_the_population_step() -> None:
     update = (pop.theta_after - pop.theta_before).reshape(4, -1)
     errors = []
     for n in (1000, 16000):
-        emp = run_one_step(dataclasses.replace(base, samples=n))
+        emp = run_one_step(base.replace(samples=n))
         assert np.array_equal(emp.theta_before, pop.theta_before)
         diff = (emp.theta_after - emp.theta_before).reshape(4, -1) - update
         errors.append(np.linalg.norm(diff, axis=1) / np.linalg.norm(update, axis=1))
@@ -235,8 +234,8 @@ def test_empirical_step_approaches_the_population_step() -> None:
 def test_empirical_step_with_many_samples_succeeds_and_with_few_fails() -> None:
     base = OneStepConfig(d=20, m=32, seeds=32, seed=0, device="cpu")
     population = summarize(run_one_step(base))["success_rate"]
-    many = summarize(run_one_step(dataclasses.replace(base, samples=20000)))["success_rate"]
-    few = summarize(run_one_step(dataclasses.replace(base, samples=50)))["success_rate"]
+    many = summarize(run_one_step(base.replace(samples=20000)))["success_rate"]
+    few = summarize(run_one_step(base.replace(samples=50)))["success_rate"]
     # measured: population 28/32, 20000 samples 26/32, 50 samples 5/32; the binomial
     # standard error of each rate is <= 0.09, so the margins below are >= 2.5 of them
     assert many >= 0.6

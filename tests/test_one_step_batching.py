@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 import torch
@@ -24,9 +22,9 @@ def test_a_partial_block_is_the_prefix_of_the_whole_block(width, rows):
 
 def test_a_batch_over_the_budget_is_split_into_held_batches(monkeypatch):
     config = OneStepConfig(d=64, m=8, seeds=7, seed=2, device="cpu")
-    looped = run_one_step(dataclasses.replace(config, replica_batch=1))
+    looped = run_one_step(config.replace(replica_batch=1))
     monkeypatch.setattr(one_step, "BATCH_ELEMENTS", 4 * 64 * 8)  # four replicas fit
-    big = dataclasses.replace(config, replica_batch=7)
+    big = config.replace(replica_batch=7)
     assert big.batch_size() == 4 and not big.streamed()
     calls = []
     split = run_one_step(big, progress=lambda done, total: calls.append(done))

@@ -8,19 +8,19 @@ commands' own: the same configs, streams and seeds give the same values.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from .configs import EVAL_SIZE, default
 from .device import torch_threads
 from .engine.executors import EXECUTORS
 from .engine.jobs import Job, expand_grid, jobs_for
 from .engine.store import DEFAULT_PATH, Store
 from .engine.sweep import run_sweep
 from .experiments import base, load_all
-from .metrics.selection import EVAL_SIZE, evaluate_lengths
+from .metrics.selection import evaluate_lengths
 from .one_step import OneStepConfig, run_one_step
 from .results import ExperimentResult, FCNResult, SelectorResult, SweepResult, XorStepResult
 from .train.fcn import SelectionFCNConfig, XorFCNConfig, train_selection
@@ -35,7 +35,7 @@ FCN_TASKS = ("xor", "select")
 def _config(config_type: type, named: dict[str, Any], options: dict[str, Any]) -> Any:
     """``config_type(**named, **options)``; an unknown or repeated field is a one-line
     ``ValueError``."""
-    allowed = sorted(f.name for f in dataclasses.fields(config_type))
+    allowed = sorted(config_type.model_fields)
     for key in options:
         require(key in allowed, f"{key!r} is not an option here; allowed: {', '.join(allowed)}")
         require(key not in named, f"{key!r} is set by a parameter of this function; give it once")
@@ -47,11 +47,11 @@ def _config(config_type: type, named: dict[str, Any], options: dict[str, Any]) -
 
 def xor_one_step(
     d: int,
-    m: int = OneStepConfig.m,
-    seeds: int = OneStepConfig.seeds,
+    m: int = default(OneStepConfig, "m"),
+    seeds: int = default(OneStepConfig, "seeds"),
     *,
     seed: int = 0,
-    attention: str = "softmax",
+    attention: str = default(OneStepConfig, "attention"),
     keep_embeddings: bool = False,
     **options: Any,
 ) -> XorStepResult:
@@ -91,12 +91,12 @@ def xor_one_step(
 
 def xor_train(
     d: int,
-    m: int = XorTrainConfig.m,
-    seeds: int = XorTrainConfig.seeds,
+    m: int = default(XorTrainConfig, "m"),
+    seeds: int = default(XorTrainConfig, "seeds"),
     *,
-    steps: int = XorTrainConfig.steps,
+    steps: int = default(XorTrainConfig, "steps"),
     seed: int = 0,
-    attention: str = "softmax",
+    attention: str = default(XorTrainConfig, "attention"),
     progress: Callable[[int, int], None] | None = None,
     **options: Any,
 ) -> XorTrainResult:
@@ -134,11 +134,11 @@ def xor_train(
 def train_selector(
     T: int,
     q: int,
-    m_p: int = SelectionTrainConfig.pe_dim,
+    m_p: int = default(SelectionTrainConfig, "pe_dim"),
     *,
-    d: int = SelectionTrainConfig.d,
-    pe: str = SelectionTrainConfig.pe,
-    seeds: int = 1,
+    d: int = default(SelectionTrainConfig, "d"),
+    pe: str = default(SelectionTrainConfig, "pe"),
+    seeds: int = default(SelectionTrainConfig, "replicas"),
     seed: int = 0,
     eval_lengths: Iterable[int] = (),
     eval_size: int = EVAL_SIZE,
@@ -198,7 +198,7 @@ def train_selector(
     with torch_threads(1):
         result = train(config)
         rows = evaluate_lengths(result.W, config.task, result.encodings, lengths, seed, eval_size)
-    return SelectorResult(result, tuple(rows), time.perf_counter() - start)
+    return SelectorResult(result, tuple(rows), time.perf_counter() - start, eval_size)
 
 
 # ------------------------------------------------------------------------ FCN baselines

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from .configs import default
 from .exact.selection import fcn_bottleneck_loss, uniform_attention_loss
 from .metrics.parity import sign_error
 from .metrics.selection import evaluate_lengths
@@ -49,9 +50,9 @@ from .train.selection import POSITION_LR_PER_DIM, SelectionTrainConfig, train
 TARGET = 0.9
 """A size's threshold is the smallest knob whose success rate reaches this (SPEC Part D)."""
 FCN_TARGET = TARGET  # the token-selection searches' name for it
-SIGN_TOL = XorFCNConfig.success_tol
+SIGN_TOL = default(XorFCNConfig, "success_tol")
 """Sparse XOR: a replica succeeds when its test sign error is at most this (0.01)."""
-TEST_SAMPLES = XorFCNConfig.test_samples
+TEST_SAMPLES = default(XorFCNConfig, "test_samples")
 """Fresh test samples per replica for the sign error, both models (8192, the FCN's test)."""
 BOOTSTRAP_SEED = 0
 GROUP_STRIDE = 1000

@@ -6,11 +6,12 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
-
-import numpy as np
+from typing import IO, TYPE_CHECKING
 
 from .validate import require
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def writable_folder(path: str | os.PathLike[str]) -> Path:
@@ -59,4 +60,6 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], None
 
 def save_npz(path: str | os.PathLike[str], **arrays: np.ndarray) -> Path:
     """Write ``arrays`` to an ``.npz`` file atomically."""
+    import numpy as np
+
     return atomic_write(writable_target(path, ".npz"), lambda handle: np.savez(handle, **arrays))

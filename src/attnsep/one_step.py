@@ -6,30 +6,31 @@ comes from its own streams, so the results do not depend on the batch split.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+import json
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 import torch
 
 from . import attention
+from .configs import OneStepConfig
 from .device import resolve_device, resolve_dtype
 from .embeddings import StreamedEmbeddings
-from .exact.parity import MAX_EXACT_HEADS, population_loss
+from .exact.parity import population_loss
+from .io import save_npz
 from .metrics import stats
 from .metrics.ensemble import summary
 from .metrics.parity import assigned_mass, best_assignment, collapsed, specialized
-from .models.query_heads import INITS, QueryHeads, initial_queries
+from .models.query_heads import QueryHeads, initial_queries
 from .positional import sphere_embeddings
-from .tasks.parity import SparseParity
 from .train.parity import (
     apply_step,
-    default_eta,
     empirical_weights_gradient,
     label_correlation,
     population_weights_gradient,
     query_gradient,
 )
-from .validate import distinct_indices, int_at_least, one_of, positive_finite, require
+from .validate import require
 
 BATCH_ELEMENTS = 1 << 25
 """Most numbers of ``V`` held at once: a larger ``replica_batch`` is split into batches of
@@ -39,68 +40,6 @@ AUTO_BATCH_ELEMENTS = 1 << 23
 """Auto replica batch: ``batch x d x m`` under this many numbers. On the CPU smaller batches
 are faster than ``BATCH_ELEMENTS`` (measured, 256 replicas at ``d = 10^4, m = 32``: 0.90 s with
 26 per batch, 1.11 s with 104): less fresh memory to fault in."""
-
-
-@dataclass(frozen=True)
-class OneStepConfig:
-    """One population (or empirical) gradient step for ``seeds`` replicas (SPEC A5)."""
-
-    d: int
-    m: int = 32
-    seeds: int = 64
-    seed: int = 0
-    attention: str = "softmax"
-    eta: float | None = None  # None: eta_scale * d^2 * ln d
-    eta_scale: float = 16.0
-    samples: int | None = None  # None: the exact population gradient
-    support: tuple[int, ...] | None = None  # None: uniform per replica
-    init: str = "antisymmetric"
-    k: int = 2
-    sign: int = -1
-    noise: float = 0.0
-    success_tol: float = 0.1
-    dtype: str = "float64"
-    device: str = "auto"
-    replica_batch: int | None = None
-
-    def __post_init__(self) -> None:
-        self.task()  # validates d, k, sign, noise
-        require(
-            self.k <= MAX_EXACT_HEADS,
-            f"k must be <= {MAX_EXACT_HEADS} (exact population loss), got {self.k}",
-        )
-        int_at_least("m", self.m, 1)
-        int_at_least("seeds", self.seeds, 1)
-        int_at_least("seed", self.seed, 0)
-        attention.get(self.attention)
-        if self.eta is not None:
-            positive_finite("eta", self.eta)
-        positive_finite("eta scale", self.eta_scale)
-        if self.samples is not None:
-            int_at_least("samples", self.samples, 1)
-        if self.support is not None:
-            distinct_indices("support", self.support, self.d, self.k)
-        one_of("init", self.init, INITS)
-        positive_finite("success tolerance", self.success_tol)
-        resolve_dtype(self.dtype)
-        one_of("device", self.device, ["auto", "cpu", "cuda"])
-        if self.replica_batch is not None:
-            int_at_least("replica batch", self.replica_batch, 1)
-
-    def task(self) -> SparseParity:
-        return SparseParity(self.d, self.k, self.sign, self.noise)
-
-    def step_size(self) -> float:
-        return self.eta if self.eta is not None else default_eta(self.d, self.eta_scale)
-
-    def batch_size(self) -> int:
-        size = self.d * self.m
-        auto = max(1, AUTO_BATCH_ELEMENTS // size)
-        return min(self.seeds, self.replica_batch or auto, max(1, BATCH_ELEMENTS // size))
-
-    def streamed(self, keep_embeddings: bool = False) -> bool:
-        """Whether ``V`` is streamed: one replica's ``d x m`` exceeds ``BATCH_ELEMENTS``."""
-        return not keep_embeddings and self.d * self.m > BATCH_ELEMENTS
 
 
 @dataclass
@@ -127,6 +66,23 @@ class OneStepResult:
     @property
     def trainable_params(self) -> int:
         return QueryHeads.trainable_params(self.config.k, self.config.m)
+
+    def save(self, path: str) -> None:
+        """``V``, ``theta`` before and after, the supports, ``eta``, the per-replica losses and
+        certified errors, and the config (JSON) in one ``.npz`` file; needs the embeddings."""
+        require(self.embeddings is not None, "saving a step needs its embeddings: keep_embeddings")
+        save_npz(
+            path,
+            V=self.embeddings,
+            theta_before=self.theta_before,
+            theta_after=self.theta_after,
+            support=self.support.astype("int64"),
+            eta=self.eta,
+            loss_before=self.loss_before,
+            loss_after=self.loss_after,
+            certified_error=self.certified_error,
+            config=json.dumps(self.config.model_dump()),
+        )
 
 
 REPLICA_FIELDS = tuple(
@@ -232,7 +188,7 @@ def summarize(result: OneStepResult) -> dict:
     config = result.config
     head_min = result.mass_after.min(axis=1)
     return {
-        **{key: value for key, value in asdict(config).items() if key not in ("replica_batch",)},
+        **config.model_dump(exclude={"replica_batch"}),
         "support": None if config.support is None else list(config.support),
         "gradient": "population" if config.samples is None else "empirical",
         "eta": result.eta,

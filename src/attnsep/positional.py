@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
+from .configs import PE_KINDS
 from .rng import generator
 from .validate import int_at_least, one_of, require
 
@@ -100,8 +101,6 @@ def sphere_embeddings(
 
 
 # --- SPEC B2: positional encodings for sparse token selection -----------------------------
-
-PE_KINDS = ("sphere", "gaussian")
 
 
 def _encode(rows: torch.Tensor, kind: str) -> torch.Tensor:

@@ -7,25 +7,33 @@ pandas DataFrame, one row per replica or per stored record).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 
+from .configs import EVAL_SIZE
 from .engine.store import records_frame
 from .exact.selection import fcn_loss_floor, uniform_attention_loss
 from .experiments.base import ExperimentConfig, Record, get
+from .io import save_npz
 from .metrics.ensemble import summary as value_summary
 from .metrics.selection import LengthEval, cos_to_ground_truth
 from .metrics.stats import wilson
 from .models.mlp import count
 from .models.query_heads import QueryHeads
 from .one_step import OneStepConfig, OneStepResult, summarize
+from .positional import FixedPE
 from .train.fcn import SelectionFCNConfig, SelectionFCNResult, XorFCNConfig, XorFCNResult
 from .train.selection import SelectionTrainConfig, SelectionTrainResult
 from .validate import require
+
+if TYPE_CHECKING:
+    from .configs import V1Config
+    from .train.kparity_v1 import V1Result
 
 
 def _mean_median(values: dict[str, Any]) -> dict[str, float]:
@@ -97,7 +105,58 @@ class XorStepResult:
         return model.weights(torch.from_numpy(theta)).numpy()
 
 
+V1_MARKS = (0, 100, 300, 780, 1000, 2000)
+"""Epochs at which ``attnsep xor train-v1`` reports the median test accuracy."""
+V1_ACCURACY = 0.95
+"""``attnsep xor train-v1`` reports the epochs each replica needs to reach this test accuracy."""
+
+
+def v1_report(config: V1Config, result: V1Result) -> dict[str, Any]:
+    """The JSON object of ``attnsep xor train-v1`` (the authors' earlier 4x4 model): the median
+    test accuracy at ``V1_MARKS`` and the last epoch, and the epochs to ``V1_ACCURACY``."""
+    marks = sorted({*V1_MARKS, result.epochs_run})
+    return {
+        **config.model_dump(),
+        "trainable_params": 2 * config.k,
+        "epochs_run": result.epochs_run,
+        "seconds": result.seconds,
+        "test_accuracy_final": [float(a) for a in result.test_accuracy[:, -1]],
+        "median_test_accuracy": {str(t): a for t, a in result.curve(marks).items()},
+        f"epochs_to_{V1_ACCURACY}": result.epochs_to_accuracy(V1_ACCURACY),
+    }
+
+
 # ------------------------------------------------------------ token selection (SPEC B3, B5)
+
+
+def _replica_mean_stderr(stderr: torch.Tensor) -> float:
+    """Standard error of a mean over ``E`` replicas with independent evaluation sets:
+    ``sqrt(Σ_e se_e²) / E``."""
+    return float(stderr.pow(2).sum().sqrt()) / stderr.shape[0]
+
+
+def length_record(row: LengthEval, T: int, q: int) -> dict[str, Any]:
+    """One evaluation length of a trained selector (SPEC B5.3): the replica means of the
+    sampled and the exact-over-tokens loss with their standard errors, uniform attention's
+    loss, and the per-replica values; ``exact_*`` is ``None`` when the exact form does not
+    apply (content block of ``W`` nonzero)."""
+    exact = row.exact is not None
+    return {
+        "T": row.length,
+        "in_distribution": row.length == T,
+        "loss": float(row.loss.mean()),
+        "loss_per_coord": float(row.loss_per_coord.mean()),
+        "stderr": _replica_mean_stderr(row.stderr),
+        "exact_loss": float(row.exact.mean()) if exact else None,
+        "exact_stderr": _replica_mean_stderr(row.exact_stderr) if exact else None,
+        "uniform_attention_loss": float(uniform_attention_loss(row.length, q, row.d)),
+        "per_replica": {
+            "loss": row.loss.tolist(),
+            "stderr": row.stderr.tolist(),
+            "exact_loss": row.exact.tolist() if exact else None,
+            "exact_stderr": row.exact_stderr.tolist() if exact else None,
+        },
+    }
 
 
 @dataclass(frozen=True)
@@ -110,10 +169,61 @@ class SelectorResult:
     raw: SelectionTrainResult
     evals: tuple[LengthEval, ...]
     seconds: float
+    eval_size: int = EVAL_SIZE
 
     @property
     def config(self) -> SelectionTrainConfig:
         return self.raw.config
+
+    @property
+    def exact_over_tokens(self) -> bool:
+        """Whether every evaluation has the exact-over-tokens loss (content block of ``W`` 0)."""
+        return all(row.exact is not None for row in self.evals)
+
+    def report(self) -> dict[str, Any]:
+        """The JSON object of ``attnsep select train``: the config, the training loss and
+        ``cos(W, W*)`` per replica, and per evaluation length :func:`length_record`."""
+        c = self.config
+        return {
+            **c.model_dump(exclude={"replicas"}),
+            "seeds": c.replicas,
+            "optimizer": "sgd, lr linear decay to 0",
+            "eval_size": self.eval_size,
+            "train_loss": value_summary(self.raw.train_loss.tolist()),
+            "cos_to_ground_truth": value_summary(cos_to_ground_truth(self.raw.W, c.d).tolist()),
+            "exact_over_tokens": "applies (content block of W is zero)"
+            if self.exact_over_tokens
+            else "not applicable: the content block of W is nonzero, so logits depend on the "
+            "tokens",
+            "eval": [length_record(row, c.T, c.q) for row in self.evals],
+            "seconds": self.seconds,
+        }
+
+    def save(self, path: str) -> None:
+        """``W`` (``E x D x D``), ``P`` for a fixed PE, the training curve, and what recomputes
+        the evaluation losses (seed, sizes, lengths) in one ``.npz`` file."""
+        c, rows = self.config, self.evals
+        arrays: dict[str, Any] = {
+            "W": self.raw.W.numpy(),
+            "train_losses": self.raw.losses.numpy(),
+            "seed": c.seed,
+            "d": c.d,
+            "T": c.T,
+            "q": c.q,
+            "pe_dim": c.pe_dim,
+            "pe": c.pe,
+            "pe_kind": c.pe_kind,
+            "eval_size": self.eval_size,
+            "config": json.dumps(c.model_dump()),
+            "eval_lengths": [row.length for row in rows],
+            "eval_loss": torch.stack([row.loss for row in rows], dim=1).numpy(),
+            "eval_stderr": torch.stack([row.stderr for row in rows], dim=1).numpy(),
+        }
+        if self.exact_over_tokens:
+            arrays["eval_exact"] = torch.stack([row.exact for row in rows], dim=1).numpy()
+        if isinstance(self.raw.encodings, FixedPE):
+            arrays["P"] = self.raw.encodings.table.numpy()
+        save_npz(path, **arrays)
 
     @property
     def W(self) -> np.ndarray:

@@ -45,18 +45,17 @@ from typing import Any
 import numpy as np
 import torch
 
+from .configs import PE_KINDS, POSITION_LR_PER_DIM
+from .configs import SELECTION_RIVAL_MIN_ALPHA as RIVAL_MIN_ALPHA
+from .configs import SELECTION_TARGET as TARGET
 from .exact.family import best_family_loss
 from .exact.selection import uniform_attention_loss
 from .metrics import stats
 from .metrics.stats import LINEAR_LOG, POWER
-from .positional import PE_KINDS
 from .rng import stream_seed
 from .search import Probe, probe_matrix, smallest_passing
-from .train.selection import POSITION_LR_PER_DIM
 from .validate import int_at_least, one_of, positive_finite, require
 
-TARGET = 0.2
-"""Success: loss at most this fraction of the uniform-attention loss ``d (T − q) / (q T)``."""
 RATE = 0.9
 """``m_p*``: the smallest width whose success rate over the replicas reaches this."""
 
@@ -333,9 +332,6 @@ def trained_threshold(
 
 
 # --- the growth law of m_p*(T): the analysis shared by B5.2 and C (SPEC Part D) ------------
-
-RIVAL_MIN_ALPHA = 0.3
-"""The rival of the held-out test: ``c T^alpha`` with ``alpha >= 0.3``."""
 
 
 def separating_T(

@@ -1,13 +1,19 @@
 """Argument checks shared by the library and the CLI.
 
 Every check raises ``ValueError`` with one line naming the value and what is allowed; the
-CLI turns that line into ``error: ...`` and exit code 2.
+CLI turns that line into ``error: ...`` and exit code 2. :func:`one_line` writes a pydantic
+validation error (``configs``) in the same words, from the failing field's constraints.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import types
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, Union, get_args, get_origin
+
+from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
 
 
 def require(condition: bool, message: str) -> None:
@@ -58,3 +64,69 @@ def distinct_indices(name: str, values: Sequence[int], size: int, count: int) ->
     ok = ok and len(set(items)) == count
     require(ok, f"{name} must be {count} distinct integers in [0, {size}), got {items!r}")
     return items
+
+
+# --- pydantic errors in the same words ----------------------------------------------------
+
+
+def _bounds(info: FieldInfo) -> dict[str, Any]:
+    return {
+        key: getattr(item, key)
+        for item in info.metadata
+        for key in ("ge", "gt", "le", "lt")
+        if getattr(item, key, None) is not None
+    }
+
+
+def _kind(annotation: Any) -> Any:
+    """The annotation without ``None`` (``int | None`` -> ``int``)."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        parts = [a for a in get_args(annotation) if a is not type(None)]
+        return parts[0] if len(parts) == 1 else annotation
+    return annotation
+
+
+def _num(value: float) -> str:
+    return f"{value:g}"
+
+
+def allowed(info: FieldInfo) -> str:
+    """What a field accepts, in words, from its type and constraints."""
+    kind, b = _kind(info.annotation), _bounds(info)
+    if get_origin(kind) is Literal:
+        return "one of " + ", ".join(str(c) for c in get_args(kind))
+    if kind is bool:
+        return "true or false"
+    if get_origin(kind) is tuple:
+        return "a tuple of integers"
+    word = "an integer" if kind is int else "a finite number"
+    low = next(((op, _num(b[key])) for key, op in (("ge", ">="), ("gt", ">")) if key in b), None)
+    high = next(((op, _num(b[key])) for key, op in (("le", "<="), ("lt", "<")) if key in b), None)
+    if low and high:
+        left, right = "[" if low[0] == ">=" else "(", "]" if high[0] == "<=" else ")"
+        interval = f"in {left}{low[1]}, {high[1]}{right}"
+        return f"{word} {interval}" if kind is int else interval
+    bound = low or high
+    return word if bound is None else f"{word} {bound[0]} {bound[1]}"
+
+
+def one_line(model: type[BaseModel], err: ValidationError, data: Mapping[str, Any]) -> str:
+    """The first error of ``err`` as ``name must be <allowed>, got <value>``; a cross-field
+    check's own message as it is."""
+    first = err.errors()[0]
+    cause = (first.get("ctx") or {}).get("error")
+    if isinstance(cause, ValueError):
+        return str(cause)
+    if not first["loc"]:
+        return f"{model.__name__}: {first['msg']}"
+    name = str(first["loc"][0])
+    fields = model.model_fields
+    if name not in fields:
+        return f"{name!r} is not an option here; allowed: {', '.join(fields)}"
+    info = fields[name]
+    label = info.title or name
+    if first["type"] == "missing":
+        return f"{label} is required ({allowed(info)})"
+    value = data.get(name, first.get("input"))
+    separator = ";" if allowed(info).startswith("one of") else ","
+    return f"{label} must be {allowed(info)}{separator} got {value!r}"

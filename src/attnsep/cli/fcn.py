@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import typer
 
-from ..results import fcn_selection_report, fcn_xor_report
-from ..train.fcn import (
-    OPTIMIZERS,
-    XOR_LOSSES,
-    SelectionFCNConfig,
-    XorFCNConfig,
-    train_selection,
-    train_xor,
-)
+from ..configs import SelectionFCNConfig, XorFCNConfig
 from .common import emit_json, print_table
+from .options import lazy, option
+
+train_xor = lazy("attnsep.train.fcn", "train_xor")
+train_selection = lazy("attnsep.train.fcn", "train_selection")
+fcn_xor_report = lazy("attnsep.results", "fcn_xor_report")
+fcn_selection_report = lazy("attnsep.results", "fcn_selection_report")
 
 app = typer.Typer(
     help="Fully-connected ReLU baselines on sparse XOR and token selection.", no_args_is_help=True
@@ -23,24 +21,14 @@ app = typer.Typer(
 @app.command("xor")
 def xor(
     d: int = typer.Option(..., "--d", help="Input length."),
-    width: int = typer.Option(
-        XorFCNConfig.width, "--width", help="Hidden width; parameters = width*(d+2)+1."
-    ),
-    seeds: int = typer.Option(XorFCNConfig.replicas, "--seeds", help="Independent replicas."),
-    steps: int = typer.Option(
-        XorFCNConfig.steps,
-        "--steps",
-        help="Most steps (a replica stops once perfect on validation).",
-    ),
-    batch: int = typer.Option(XorFCNConfig.batch, "--batch", help="Fresh samples per step."),
-    lr: float | None = typer.Option(
-        None, "--lr", help="Learning rate [default: sgd min(0.1, 25/width), adam 0.01]."
-    ),
-    optimizer: str = typer.Option(
-        XorFCNConfig.optimizer, "--optimizer", help=" or ".join(OPTIMIZERS)
-    ),
-    loss: str = typer.Option(XorFCNConfig.loss, "--loss", help=" or ".join(XOR_LOSSES)),
-    seed: int = typer.Option(0, "--seed", help="Base seed; replica e uses streams (seed, e, ...)."),
+    width: int = option(XorFCNConfig, "width"),
+    seeds: int = option(XorFCNConfig, "replicas", "--seeds"),
+    steps: int = option(XorFCNConfig, "steps"),
+    batch: int = option(XorFCNConfig, "batch", help="Fresh samples per step."),
+    lr: float | None = option(XorFCNConfig, "lr"),
+    optimizer: str = option(XorFCNConfig, "optimizer"),
+    loss: str = option(XorFCNConfig, "loss"),
+    seed: int = option(XorFCNConfig, "seed"),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Train two-layer ReLU nets on sparse XOR; success = test sign error <= 0.01 (SPEC A7.6)."""
@@ -85,15 +73,15 @@ def xor(
 
 @app.command("select")
 def select(
-    d: int = typer.Option(SelectionFCNConfig.d, "--d", help="Token dimension."),
-    T: int = typer.Option(SelectionFCNConfig.T, "--T", help="Sequence length."),
-    q: int = typer.Option(SelectionFCNConfig.q, "--q", help="Subset size."),
-    width: int = typer.Option(SelectionFCNConfig.width, "--width", help="First-layer width."),
-    seeds: int = typer.Option(SelectionFCNConfig.replicas, "--seeds", help="Replicas."),
-    steps: int = typer.Option(SelectionFCNConfig.steps, "--steps", help="Training steps."),
-    batch: int = typer.Option(SelectionFCNConfig.batch, "--batch", help="Sequences per step."),
-    lr: float = typer.Option(SelectionFCNConfig.lr, "--lr", help="Adam learning rate."),
-    seed: int = typer.Option(0, "--seed", help="Base seed; replica e uses streams (seed, e, ...)."),
+    d: int = option(SelectionFCNConfig, "d"),
+    T: int = option(SelectionFCNConfig, "T"),
+    q: int = option(SelectionFCNConfig, "q"),
+    width: int = option(SelectionFCNConfig, "width"),
+    seeds: int = option(SelectionFCNConfig, "replicas", "--seeds"),
+    steps: int = option(SelectionFCNConfig, "steps"),
+    batch: int = option(SelectionFCNConfig, "batch", help="Sequences per step."),
+    lr: float = option(SelectionFCNConfig, "lr"),
+    seed: int = option(SelectionFCNConfig, "seed"),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Train an MLP on the concatenation (vec X, 1_y) for q-sparse averaging (SPEC B4, B5.4)."""

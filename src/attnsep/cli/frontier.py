@@ -8,11 +8,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .. import frontier
-from ..device import torch_threads
-from ..metrics.stats import fmt_estimate, fmt_interval
 from ..validate import int_at_least, require
 from .common import emit_json
+from .options import lazy
+
+torch_threads = lazy("attnsep.device", "torch_threads")
 
 app = typer.Typer(
     help="Parameters needed vs problem size, transformer against FCN.", no_args_is_help=True
@@ -36,6 +36,8 @@ def parse_sizes(name: str, text: str, low: int) -> list[int]:
 
 
 def show(result: dict, size: str) -> None:
+    from .. import frontier
+
     groups = result["transformer"][0]["groups"]
     title = f"parameters needed vs {size}"
     if groups > 1:
@@ -70,6 +72,7 @@ def show(result: dict, size: str) -> None:
 
 def show_xor(result: dict) -> None:
     """Thresholds and parameters per ``d`` with their bootstrap intervals, and the exponents."""
+    from ..metrics.stats import fmt_estimate, fmt_interval
 
     def span(p: dict, key: str) -> str:
         high = math.inf if p[f"{key}_high"] is None else p[f"{key}_high"]
@@ -114,6 +117,8 @@ def xor(
     ds = parse_sizes("--d", d, 2)
     int_at_least("seeds", seeds, 1)
     int_at_least("seed", seed, 0)
+    from .. import frontier
+
     with torch_threads(1):  # many small ensembles
         result = frontier.xor_frontier(ds, seeds, seed)
     if as_json:
@@ -143,6 +148,8 @@ def select(
     int_at_least("seeds", seeds, 1)
     int_at_least("groups", groups, 1)
     int_at_least("seed", seed, 0)
+    from .. import frontier
+
     with torch_threads(1):
         result = frontier.select_frontier(Ts, d, q, seeds, seed, groups)
     if as_json:

@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import asdict
 from typing import Any
 
-import torch
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..device import torch_threads
-from ..exact.selection import fcn_loss_floor, uniform_attention_loss, zero_predictor_loss
-from ..io import save_npz, writable_target
-from ..metrics.ensemble import summary
-from ..metrics.selection import EVAL_SIZE, LengthEval, cos_to_ground_truth, evaluate_lengths
-from ..positional import FixedPE
-from ..tasks.selection import TokenSelection
-from ..train.selection import SelectionTrainConfig, SelectionTrainResult, train
+from ..configs import EVAL_SIZE, SelectionTrainConfig
+from ..io import writable_target
 from ..validate import int_at_least, require
 from .common import emit_json, print_table
+from .options import lazy, option
+
+train = lazy("attnsep.train.selection", "train")
+evaluate_lengths = lazy("attnsep.metrics.selection", "evaluate_lengths")
+torch_threads = lazy("attnsep.device", "torch_threads")
 
 app = typer.Typer(
     help="Sparse token selection (q-sparse averaging): one-layer selector vs the FCN bound.",
@@ -37,67 +33,6 @@ def parse_lengths(text: str | None, T: int, q: int) -> list[int]:
     ok = all(part.isdigit() and int(part) >= max(q, 1) for part in parts)
     require(ok, f"--eval-lengths must be comma-separated integers >= q={q}, got {text!r}")
     return [int(part) for part in parts]
-
-
-def _mean(values: torch.Tensor) -> float:
-    return float(values.mean())
-
-
-def eval_record(row: LengthEval, T: int, q: int) -> dict[str, Any]:
-    """One ``eval`` entry: replica means and the per-replica values.
-
-    ``stderr`` of a mean is ``sqrt(Σ_e se_e²) / E``: the evaluation-set sampling error of the
-    replica average (replicas have independent evaluation sets). ``exact_*`` is ``None`` when
-    the exact-over-tokens form does not apply (content block of ``W`` nonzero).
-    """
-    n = row.loss.shape[0]
-    exact = None if row.exact is None else row.exact.tolist()
-    exact_se = None if row.exact_stderr is None else row.exact_stderr.tolist()
-    return {
-        "T": row.length,
-        "in_distribution": row.length == T,
-        "loss": _mean(row.loss),
-        "loss_per_coord": _mean(row.loss_per_coord),
-        "stderr": float(row.stderr.pow(2).sum().sqrt()) / n,
-        "exact_loss": None if exact is None else _mean(row.exact),
-        "exact_stderr": None
-        if exact_se is None
-        else float(row.exact_stderr.pow(2).sum().sqrt()) / n,
-        "uniform_attention_loss": float(uniform_attention_loss(row.length, q, row.d)),
-        "per_replica": {
-            "loss": row.loss.tolist(),
-            "stderr": row.stderr.tolist(),
-            "exact_loss": exact,
-            "exact_stderr": exact_se,
-        },
-    }
-
-
-def save_run(path: str, result: SelectionTrainResult, rows: list[LengthEval], size: int) -> None:
-    """``--save``: ``W`` (E x D x D), ``P`` for fixed PE, and what recomputes the eval losses."""
-    c = result.config
-    arrays: dict[str, Any] = {
-        "W": result.W.numpy(),
-        "train_losses": result.losses.numpy(),
-        "seed": c.seed,
-        "d": c.d,
-        "T": c.T,
-        "q": c.q,
-        "pe_dim": c.pe_dim,
-        "pe": c.pe,
-        "pe_kind": c.pe_kind,
-        "eval_size": size,
-        "config": json.dumps(asdict(c)),
-        "eval_lengths": [row.length for row in rows],
-        "eval_loss": torch.stack([row.loss for row in rows], dim=1).numpy(),
-        "eval_stderr": torch.stack([row.stderr for row in rows], dim=1).numpy(),
-    }
-    exact = [row.exact for row in rows if row.exact is not None]
-    if len(exact) == len(rows):
-        arrays["eval_exact"] = torch.stack(exact, dim=1).numpy()
-    if isinstance(result.encodings, FixedPE):
-        arrays["P"] = result.encodings.table.numpy()
-    save_npz(path, **arrays)
 
 
 def print_train(report: dict[str, Any]) -> None:
@@ -141,28 +76,20 @@ def print_train(report: dict[str, Any]) -> None:
 
 @app.command("train")
 def train_command(
-    d: int = typer.Option(SelectionTrainConfig.d, "--d", help="token dimension"),
-    T: int = typer.Option(SelectionTrainConfig.T, "--T", help="training sequence length"),
-    q: int = typer.Option(SelectionTrainConfig.q, "--q", help="subset size"),
-    pe: str = typer.Option(SelectionTrainConfig.pe, "--pe", help="stochastic | fixed"),
-    pe_dim: int = typer.Option(
-        SelectionTrainConfig.pe_dim, "--pe-dim", help="positional encoding width m_p"
-    ),
-    pe_kind: str = typer.Option("sphere", "--pe-kind", help="sphere | gaussian"),
-    steps: int = typer.Option(SelectionTrainConfig.steps, "--steps"),
-    batch: int = typer.Option(
-        SelectionTrainConfig.batch, "--batch", help="fresh sequences per SGD step"
-    ),
-    lr: float = typer.Option(
-        SelectionTrainConfig.lr, "--lr", help="SGD rate, decays linearly to 0"
-    ),
-    seeds: int = typer.Option(1, "--seeds", help="replicas E, trained at once"),
-    seed: int = typer.Option(0, "--seed"),
+    d: int = option(SelectionTrainConfig, "d"),
+    T: int = option(SelectionTrainConfig, "T"),
+    q: int = option(SelectionTrainConfig, "q"),
+    pe: str = option(SelectionTrainConfig, "pe"),
+    pe_dim: int = option(SelectionTrainConfig, "pe_dim"),
+    pe_kind: str = option(SelectionTrainConfig, "pe_kind"),
+    steps: int = option(SelectionTrainConfig, "steps"),
+    batch: int = option(SelectionTrainConfig, "batch"),
+    lr: float = option(SelectionTrainConfig, "lr"),
+    seeds: int = option(SelectionTrainConfig, "replicas", "--seeds"),
+    seed: int = option(SelectionTrainConfig, "seed"),
     eval_lengths: str | None = typer.Option(None, "--eval-lengths", help="default T,2T,4T,8T"),
     eval_size: int = typer.Option(EVAL_SIZE, "--eval-size", help="sequences per eval length"),
-    trainable: str = typer.Option(
-        SelectionTrainConfig.trainable, "--trainable", help="full | position"
-    ),
+    trainable: str = option(SelectionTrainConfig, "trainable"),
     json_out: bool = typer.Option(False, "--json", help="one JSON object on stdout"),
     save: str | None = typer.Option(None, "--save", help="write W (and P) to FILE.npz"),
 ) -> None:
@@ -171,9 +98,6 @@ def train_command(
     A fixed PE is drawn once for positions 1..max(T, eval lengths): positions beyond T get
     encodings that training never saw, which is why fixed PE fails out of distribution.
     """
-    TokenSelection(d, T, q)  # size errors first
-    lengths = parse_lengths(eval_lengths, T, q)
-    int_at_least("--eval-size", eval_size, 2)
     config = SelectionTrainConfig(
         d=d,
         T=T,
@@ -187,34 +111,26 @@ def train_command(
         lr=lr,
         replicas=seeds,
         seed=seed,
-        fixed_positions=max([T, *lengths]) if pe == "fixed" else None,
     )
+    lengths = parse_lengths(eval_lengths, T, q)
+    int_at_least("--eval-size", eval_size, 2)
+    if pe == "fixed":
+        config = config.replace(fixed_positions=max([T, *lengths]))
     if save is not None:
         writable_target(save, ".npz")
+    from ..results import SelectorResult
+
     start = time.perf_counter()
     with torch_threads(1):
         result = train(config)
         rows = evaluate_lengths(result.W, config.task, result.encodings, lengths, seed, eval_size)
-    exact_ok = all(row.exact is not None for row in rows)
-    report = {
-        **{k: v for k, v in asdict(config).items() if k != "replicas"},
-        "seeds": seeds,
-        "optimizer": "sgd, lr linear decay to 0",
-        "eval_size": eval_size,
-        "train_loss": summary(result.train_loss.tolist()),
-        "cos_to_ground_truth": summary(cos_to_ground_truth(result.W, d).tolist()),
-        "exact_over_tokens": "applies (content block of W is zero)"
-        if exact_ok
-        else "not applicable: the content block of W is nonzero, so logits depend on the tokens",
-        "eval": [eval_record(row, T, q) for row in rows],
-        "seconds": time.perf_counter() - start,
-    }
+    run = SelectorResult(result, tuple(rows), time.perf_counter() - start, eval_size)
     if save is not None:
-        save_run(save, result, rows, eval_size)
+        run.save(save)
     if json_out:
-        emit_json(report)
+        emit_json(run.report())
     else:
-        print_train(report)
+        print_train(run.report())
 
 
 @app.command("bound")
@@ -228,6 +144,8 @@ def bound_command(
     json_out: bool = typer.Option(False, "--json", help="one JSON object on stdout"),
 ) -> None:
     """FCN loss floor and reference losses, exact (SPEC B4)."""
+    from ..exact.selection import fcn_loss_floor, uniform_attention_loss, zero_predictor_loss
+
     require(
         width is None or d is not None, "--width needs --d (the floor is (Td-w)(T-q)/(qT(T-1)))"
     )

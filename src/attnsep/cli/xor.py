@@ -3,19 +3,21 @@
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict
 from pathlib import Path
 
 import typer
 
-from .. import attention
-from ..device import torch_threads
-from ..io import save_npz, writable_folder, writable_target
-from ..one_step import OneStepConfig, OneStepResult, run_one_step, summarize
-from ..train.xor_train import XorTrainConfig, train_xor
+from ..configs import ADAM_LR, OneStepConfig, V1Config, XorTrainConfig
+from ..io import writable_folder, writable_target
 from ..validate import require
 from .common import emit_json, print_table
+from .options import lazy, option
+
+run_one_step = lazy("attnsep.one_step", "run_one_step")
+summarize = lazy("attnsep.one_step", "summarize")
+train_xor = lazy("attnsep.train.xor_train", "train_xor")
+train_v1 = lazy("attnsep.train.kparity_v1", "train_v1")
+torch_threads = lazy("attnsep.device", "torch_threads")
 
 app = typer.Typer(
     help="Sparse XOR / k-sparse parity with the query-vector attention model.", no_args_is_help=True
@@ -58,23 +60,6 @@ def parse_support(text: str | None) -> tuple[int, ...] | None:
     return tuple(int(p) for p in parts)
 
 
-def save_result(path: str, result: OneStepResult) -> None:
-    """The ``--save`` archive: V, theta before/after, support, eta and per-replica metrics."""
-    require(result.embeddings is not None, "internal: embeddings were not kept")
-    save_npz(
-        path,
-        V=result.embeddings,
-        theta_before=result.theta_before,
-        theta_after=result.theta_after,
-        support=result.support.astype("int64"),
-        eta=result.eta,
-        loss_before=result.loss_before,
-        loss_after=result.loss_after,
-        certified_error=result.certified_error,
-        config=json.dumps(asdict(result.config)),
-    )
-
-
 def human_summary(summary: dict) -> None:
     rows = [
         ("d, m, heads", f"{summary['d']}, {summary['m']}, {summary['k']}"),
@@ -115,17 +100,13 @@ def human_summary(summary: dict) -> None:
 
 @app.command("one-step")
 def one_step(
-    d: int = typer.Option(..., "--d", help="Input length (number of positions)."),
-    m: int = typer.Option(32, "--m", help="Embedding width; trainable parameters = heads * m."),
-    seeds: int = typer.Option(64, "--seeds", help="Number of independent replicas."),
-    seed: int = typer.Option(0, "--seed", help="Base seed; replica e uses streams (seed, e, ...)."),
-    attention_map: str = typer.Option(
-        "softmax", "--attention", help=f"Attention map: {', '.join(sorted(attention.ATTENTION))}."
-    ),
+    d: int = option(OneStepConfig, "d"),
+    m: int = option(OneStepConfig, "m"),
+    seeds: int = option(OneStepConfig, "seeds"),
+    seed: int = option(OneStepConfig, "seed"),
+    attention_map: str = option(OneStepConfig, "attention"),
     eta: str = typer.Option("auto", "--eta", help="Step size, or 'auto' = eta-scale * d^2 * ln d."),
-    eta_scale: float = typer.Option(
-        16.0, "--eta-scale", help="Constant of the automatic step size."
-    ),
+    eta_scale: float = option(OneStepConfig, "eta_scale"),
     samples: str = typer.Option(
         "population",
         "--samples",
@@ -134,14 +115,12 @@ def one_step(
     support: str | None = typer.Option(
         None, "--support", help="Fixed support I,J (default: uniform per replica)."
     ),
-    k: int = typer.Option(2, "--k", help="Support size = number of heads (2 = XOR)."),
-    noise: float = typer.Option(0.0, "--noise", help="Label-flip probability in [0, 0.5)."),
-    init: str = typer.Option("antisymmetric", "--init", help="antisymmetric or independent."),
-    success_tol: float = typer.Option(
-        0.1, "--success-tol", help="Success: certified error <= this."
-    ),
-    dtype: str = typer.Option("float64", "--dtype", help="float64 or float32."),
-    device: str = typer.Option("auto", "--device", help="auto, cpu or cuda."),
+    k: int = option(OneStepConfig, "k"),
+    noise: float = option(OneStepConfig, "noise"),
+    init: str = option(OneStepConfig, "init"),
+    success_tol: float = option(OneStepConfig, "success_tol"),
+    dtype: str = option(OneStepConfig, "dtype"),
+    device: str = option(OneStepConfig, "device"),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
     save: str | None = typer.Option(
         None, "--save", help="Write the state and metrics to FILE.npz."
@@ -169,7 +148,7 @@ def one_step(
         writable_target(save, ".npz")
     result = run_one_step(config, keep_embeddings=save is not None)
     if save is not None:
-        save_result(save, result)
+        result.save(save)
     summary = summarize(result)
     if as_json:
         emit_json(summary)
@@ -244,48 +223,30 @@ def train_rows(summary: dict) -> list[tuple[str, str]]:
 
 @app.command("train")
 def train(
-    d: int = typer.Option(..., "--d", help="Input length (number of positions)."),
-    m: int = typer.Option(32, "--m", help="Embedding width; trainable parameters = heads * m."),
-    k: int = typer.Option(2, "--k", help="Support size = number of heads (2 = XOR)."),
-    seeds: int = typer.Option(16, "--seeds", help="Number of independent replicas."),
-    seed: int = typer.Option(0, "--seed", help="Base seed; replica e uses streams (seed, e, ...)."),
-    steps: int = typer.Option(200, "--steps", help="Training steps."),
-    attention_map: str = typer.Option(
-        "softmax", "--attention", help=f"Attention map: {', '.join(sorted(attention.ATTENTION))}."
-    ),
-    gradient: str = typer.Option(
-        "population",
-        "--gradient",
-        help="population (exact), fresh (--samples new inputs a step) or fixed (one set).",
-    ),
-    samples: int | None = typer.Option(
-        None, "--samples", help="fresh: inputs per step; fixed: training-set size."
-    ),
-    cube_fraction: float | None = typer.Option(
-        None,
-        "--cube-fraction",
-        help="Train (fixed) on this share of all 2^d inputs and test on the rest.",
-    ),
-    batch: int | None = typer.Option(
-        None, "--batch", help="fixed: mini-batch rows per step (default: the whole set)."
-    ),
-    optimizer: str = typer.Option("gd", "--optimizer", help="gd or adam."),
+    d: int = option(XorTrainConfig, "d"),
+    m: int = option(XorTrainConfig, "m"),
+    k: int = option(XorTrainConfig, "k"),
+    seeds: int = option(XorTrainConfig, "seeds"),
+    seed: int = option(XorTrainConfig, "seed"),
+    steps: int = option(XorTrainConfig, "steps"),
+    attention_map: str = option(XorTrainConfig, "attention"),
+    gradient: str = option(XorTrainConfig, "gradient"),
+    samples: int | None = option(XorTrainConfig, "samples"),
+    cube_fraction: float | None = option(XorTrainConfig, "cube_fraction"),
+    batch: int | None = option(XorTrainConfig, "batch"),
+    optimizer: str = option(XorTrainConfig, "optimizer"),
     eta: str = typer.Option(
-        "auto", "--eta", help="Step size, or 'auto' (gd: eta-scale * d^k * ln d; adam: 0.05)."
+        "auto",
+        "--eta",
+        help=f"Step size, or 'auto' (gd: eta-scale * d^k * ln d; adam: {ADAM_LR:g}).",
     ),
-    eta_scale: float = typer.Option(
-        XorTrainConfig.eta_scale, "--eta-scale", help="Constant of the automatic gd step size."
-    ),
-    init: str = typer.Option("antisymmetric", "--init", help="antisymmetric or independent."),
-    noise: float = typer.Option(0.0, "--noise", help="Label-flip probability in [0, 0.5)."),
-    success_tol: float = typer.Option(
-        0.1, "--success-tol", help="Success: certified error <= this."
-    ),
-    stop_at_success: bool = typer.Option(
-        False, "--stop-at-success", help="Stop once every replica has succeeded."
-    ),
-    dtype: str = typer.Option("float64", "--dtype", help="float64 or float32."),
-    device: str = typer.Option("auto", "--device", help="auto, cpu or cuda."),
+    eta_scale: float = option(XorTrainConfig, "eta_scale"),
+    init: str = option(XorTrainConfig, "init"),
+    noise: float = option(XorTrainConfig, "noise"),
+    success_tol: float = option(XorTrainConfig, "success_tol"),
+    stop_at_success: bool = option(XorTrainConfig, "stop_at_success"),
+    dtype: str = option(XorTrainConfig, "dtype"),
+    device: str = option(XorTrainConfig, "device"),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
     save: str | None = typer.Option(
         None, "--save", help="Write trajectories and state to FILE.npz (xor_train.load_result)."
@@ -344,25 +305,19 @@ def train(
 
 @app.command("train-v1")
 def train_v1_command(
-    n: int = typer.Option(16, "--n", help="Input length n (the whole cube of 2^n inputs is used)."),
-    k: int = typer.Option(3, "--k", help="Support size = number of heads."),
-    seeds: int = typer.Option(4, "--seeds", help="Number of independent replicas."),
-    seed: int = typer.Option(0, "--seed", help="Base seed (same split and support as xor train)."),
-    epochs: int = typer.Option(2000, "--epochs", help="Full-batch Adam epochs."),
-    lr: float = typer.Option(0.01, "--lr", help="Adam's step size."),
-    train_fraction: float = typer.Option(
-        0.8, "--train-fraction", help="Share of the 2^n inputs to train on; the rest is tested."
-    ),
-    target: float | None = typer.Option(
-        None, "--target", help="Stop once every replica's test accuracy reaches this."
-    ),
+    n: int = option(V1Config, "n"),
+    k: int = option(V1Config, "k"),
+    seeds: int = option(V1Config, "seeds"),
+    seed: int = option(V1Config, "seed", help="Base seed (same split and support as xor train)."),
+    epochs: int = option(V1Config, "epochs"),
+    lr: float = option(V1Config, "lr"),
+    train_fraction: float = option(V1Config, "train_fraction"),
+    target: float | None = option(V1Config, "target"),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """The authors' earlier k-parity model (4x4 attention matrices with two trainable entries, a
     fixed ReLU read-out; module attnsep.models.kparity_v1), trained as they describe."""
-    from ..train.kparity_v1 import V1Config, train_v1
-
     config = V1Config(
         n=n,
         k=k,
@@ -376,27 +331,23 @@ def train_v1_command(
     with progress_bar(quiet) as bar, torch_threads(1):
         task = bar.add_task(f"xor train-v1 (n={n}, k={k})", total=epochs)
         result = train_v1(config, progress=lambda done, total: bar.update(task, completed=done))
-    marks = sorted({0, 100, 300, 780, 1000, 2000, result.epochs_run})
-    reached = result.epochs_to_accuracy(0.95)
-    summary = {
-        **asdict(config),
-        "trainable_params": 2 * k,
-        "epochs_run": result.epochs_run,
-        "seconds": result.seconds,
-        "test_accuracy_final": [float(a) for a in result.test_accuracy[:, -1]],
-        "median_test_accuracy": {str(t): a for t, a in result.curve(marks).items()},
-        "epochs_to_0.95": reached,
-    }
+    from ..results import V1_ACCURACY, v1_report
+
+    report = v1_report(config, result)
     if as_json:
-        emit_json(summary)
+        emit_json(report)
         return
+    reached = report[f"epochs_to_{V1_ACCURACY}"]
     rows = [
-        ("n, heads, trainable parameters", f"{n}, {k}, {2 * k}"),
+        ("n, heads, trainable parameters", f"{n}, {k}, {report['trainable_params']}"),
         ("replicas (seed)", f"{seeds} ({seed})"),
         ("epochs run, wall time", f"{result.epochs_run}, {result.seconds:.2f} s"),
-        *[(f"median test accuracy, epoch {t}", f"{a:.4f}") for t, a in result.curve(marks).items()],
+        *[
+            (f"median test accuracy, epoch {t}", f"{a:.4f}")
+            for t, a in report["median_test_accuracy"].items()
+        ],
         (
-            "epochs to test accuracy 0.95",
+            f"epochs to test accuracy {V1_ACCURACY}",
             ", ".join("never" if r is None else str(r) for r in reached),
         ),
     ]

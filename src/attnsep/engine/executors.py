@@ -23,7 +23,6 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Any
 
-from ..device import torch_threads
 from ..experiments import base
 from ..validate import int_at_least, one_of, require
 from .jobs import Job, environment
@@ -54,6 +53,8 @@ def execute(job: Job) -> dict[str, Any]:
     """Run one job and return its store row (``status`` ``done`` or ``failed``)."""
     started = time.time()
     try:
+        from ..device import torch_threads  # torch loads in the worker, not in the CLI
+
         exp = base.get(job.experiment)
         config = base.parse_config(exp.config_type, job.config, job.experiment)
         with torch_threads(THREADS_PER_JOB):

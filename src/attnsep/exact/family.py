@@ -20,12 +20,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..positional import PE_KINDS
+from ..configs import FAMILY_SAMPLES as SAMPLES
+from ..configs import PE_KINDS
 from ..rng import stream_seed
 from ..validate import int_at_least, one_of, require
 
-SAMPLES = 4096
-"""Sequences per draw: the best loss's standard error is then about 1.5% of the loss."""
 ALPHA_MAX = 1e3
 
 

@@ -25,12 +25,9 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from ..exact.selection import fcn_bottleneck_loss, uniform_attention_loss
+from ..configs import POSITION_LR_PER_DIM, SelectionFCNConfig, SelectionTrainConfig
 from ..metrics import stats
-from ..metrics.selection import evaluate_length
 from ..search import probe_matrix, smallest_passing
-from ..train.fcn import SelectionFCNConfig, train_selection
-from ..train.selection import POSITION_LR_PER_DIM, SelectionTrainConfig, train
 from . import plotting
 from .base import Experiment, ExperimentConfig, Positive, Record, register
 
@@ -113,6 +110,9 @@ def split(config: Config) -> list[Config]:
 
 
 def _fcn_records(config: Config, setting: Setting) -> list[Record]:
+    from ..exact.selection import fcn_bottleneck_loss, uniform_attention_loss
+    from ..train.fcn import train_selection
+
     T, d, q = setting
     uniform = float(uniform_attention_loss(T, q, d))
     records = []
@@ -147,6 +147,10 @@ def _fcn_records(config: Config, setting: Setting) -> list[Record]:
 
 
 def _transformer_record(config: Config, setting: Setting) -> Record:
+    from ..exact.selection import uniform_attention_loss
+    from ..metrics.selection import evaluate_length
+    from ..train.selection import train
+
     T, d, q = setting
     uniform = float(uniform_attention_loss(T, q, d))
     losses: dict[int, list[float]] = {}
@@ -336,6 +340,8 @@ def verdict(records: list[Record], config: Config) -> dict:
 
 
 def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
+    from ..exact.selection import fcn_bottleneck_loss, uniform_attention_loss
+
     path = out / "fcn_selection.png"
     rows = summarize(records)
     with plotting.figure(path, ncols=max(1, len(rows)), width=5.0, height=4.2) as (_, axes):

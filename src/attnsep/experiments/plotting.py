@@ -10,12 +10,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
-from matplotlib.figure import Figure
 
 
 @contextmanager
 def figure(path: Path, ncols: int = 1, width: float = 5.5, height: float = 4.0) -> Iterator:
     """Yield ``(fig, axes)``; on exit the figure is saved to ``path`` (PNG)."""
+    from matplotlib.figure import Figure  # loaded when a figure is drawn, not with the registry
+
     fig = Figure(figsize=(width * ncols, height))
     axes = fig.subplots(1, ncols, squeeze=False)
     yield fig, list(axes[0])

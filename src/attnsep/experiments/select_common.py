@@ -8,19 +8,19 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from ..exact.family import best_family_loss, family_losses, family_products
-from ..exact.selection import uniform_attention_loss
+from ..configs import EVAL_SIZE, POSITION_LR_PER_DIM, SelectionTrainConfig, default, inherit
 from ..metrics import stats
-from ..metrics.selection import cos_to_ground_truth, evaluate_lengths
-from ..rng import stream_seed
-from ..train.selection import POSITION_LR_PER_DIM, SelectionTrainConfig, train
 from .base import Seed, SubsetConfig
 
 
 def train_and_evaluate(
-    config: SelectionTrainConfig, lengths: list[int], eval_size: int = 128
+    config: SelectionTrainConfig, lengths: list[int], eval_size: int = EVAL_SIZE
 ) -> dict[str, Any]:
     """Train, then evaluate at every length; plain numbers (replica 0 of a 1-replica run)."""
+    from ..exact.selection import uniform_attention_loss
+    from ..metrics.selection import cos_to_ground_truth, evaluate_lengths
+    from ..train.selection import train
+
     result = train(config)
     rows = evaluate_lengths(
         result.W, config.task, result.encodings, lengths, config.seed, eval_size
@@ -63,6 +63,8 @@ def evaluation_loss(row: dict[str, Any]) -> tuple[float, float, str]:
 
 def family_record(T: int, q: int, m_p: int, d: int, samples: int, seed: int) -> dict[str, Any]:
     """The ``W = αI`` family's best loss at ``(T, q, m_p)`` (``exact/family.py``), one draw."""
+    from ..exact.family import best_family_loss
+
     best = best_family_loss(T, q, m_p, d, samples=samples, seed=seed)
     return {
         "T": T,
@@ -88,9 +90,9 @@ class ScaledTraining(SubsetConfig):
     is ``trainable="full"``, ``objective="sgd"``. Calibration and cost: ``select_convergence``.
     """
 
-    d: int = Field(default=10, ge=1)
-    T: int = Field(default=20, ge=2)
-    q: int = Field(default=3, ge=1)
+    d: int = inherit(SelectionTrainConfig, "d")
+    T: int = Field(default=default(SelectionTrainConfig, "T"), ge=2)
+    q: int = inherit(SelectionTrainConfig, "q")
     seeds: list[Seed] = Field(default=[0, 1, 2, 3], min_length=1)
     trainable: Literal["position", "full"] = "position"
     objective: Literal["population", "sgd"] = "population"
@@ -124,6 +126,9 @@ def family_loss_at(
 ) -> tuple[float, float]:
     """Mean loss and s.e. of ``W = αI`` at a given ``α`` and length ``T`` (one fresh draw of the
     family's products, stream ``(seed, "family-at", T, q, m_p)``)."""
+    from ..exact.family import family_losses, family_products
+    from ..rng import stream_seed
+
     rng = np.random.default_rng(stream_seed(seed, "family-at", T, q, m_p))
     losses = family_losses(alpha, *family_products(T, q, m_p, samples, rng), d)
     return stats.mean_se(losses.tolist())

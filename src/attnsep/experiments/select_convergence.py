@@ -32,7 +32,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from ..exact.family import SAMPLES
+from ..configs import FAMILY_SAMPLES
 from ..metrics import stats
 from . import plotting
 from .base import Experiment, Positive, Record, register
@@ -75,7 +75,7 @@ class Config(ScaledTraining):
 
     pe_dims: list[Positive] = Field(default=[128, 256, 512], min_length=1)
     eval_size: int = Field(default=1024, ge=2)
-    family_samples: int = Field(default=SAMPLES, ge=2)
+    family_samples: int = Field(default=FAMILY_SAMPLES, ge=2)
 
 
 CRITERION = (

@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from ..exact.family import SAMPLES
+from ..configs import FAMILY_SAMPLES
 from ..metrics import stats
 from . import plotting
 from .base import Experiment, Positive, Record, register
@@ -68,7 +68,7 @@ class Config(ScaledTraining):
     factors: list[Positive] = Field(default=[1, 2, 4, 8, 16], min_length=1)
     pes: list[Literal["stochastic", "fixed"]] = Field(default=["stochastic", "fixed"], min_length=1)
     eval_size: int = Field(default=128, ge=2)
-    family_samples: int = Field(default=SAMPLES, ge=2)
+    family_samples: int = Field(default=FAMILY_SAMPLES, ge=2)
 
 
 CRITERION = (

@@ -22,16 +22,19 @@ fixed ``q``, ``b' = b q``; ``b'/q`` is reported so that the ``q`` scaling can be
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
 
-from .. import selection_threshold as sel
+from ..configs import SELECTION_RIVAL_MIN_ALPHA, SELECTION_TARGET
 from ..metrics import stats
 from ..metrics.stats import LINEAR_LOG, POWER
 from . import plotting
 from .base import Experiment, ExperimentConfig, InputLength, Positive, Record, register
+
+if TYPE_CHECKING:
+    from .. import selection_threshold as sel
 
 
 class WidthSearch(ExperimentConfig):
@@ -41,7 +44,7 @@ class WidthSearch(ExperimentConfig):
     T_values: list[InputLength] = Field(default=[8, 16, 32, 64], min_length=1)
     q_values: list[Positive] = Field(default=[1, 2, 4], min_length=1)
     seeds: int = Field(default=8, ge=1)
-    target: float = Field(default=sel.TARGET, gt=0, lt=1)
+    target: float = Field(default=SELECTION_TARGET, gt=0, lt=1)
     batch: int = Field(default=128, ge=1)
     eval_size: int = Field(default=2048, ge=2)
     max_steps: int = Field(default=3000, ge=25)
@@ -59,12 +62,16 @@ class WidthSearch(ExperimentConfig):
         return self
 
     def training(self) -> sel.Training:
+        from .. import selection_threshold as sel
+
         stopping = sel.Stopping(max_steps=self.max_steps)
         return sel.Training(batch=self.batch, eval_size=self.eval_size, stopping=stopping)
 
     def threshold(self, T: int, q: int, d: int) -> Record:
         """One ``m_p*`` record: population gradient descent (``samples`` sequences per replica)
         or SGD trained to its stopping rule (``batch``, ``eval_size``, ``max_steps``)."""
+        from .. import selection_threshold as sel
+
         if self.solver == "population":
             return sel.population_threshold(
                 T, q, d, self.seeds, self.seed, self.samples, self.target, self.m_limit
@@ -98,7 +105,7 @@ class Config(WidthSearch):
 
 CRITERION = (
     "m_p*(T) per (q, d) with a bootstrap 95% interval; a + b ln T and c T^alpha (alpha >= "
-    f"{sel.RIVAL_MIN_ALPHA}) fitted on the smaller half of the T's predict the larger half: "
+    f"{SELECTION_RIVAL_MIN_ALPHA}) fitted on the smaller half of the T's predict the larger half: "
     "reproduced when in every series only a + b ln T predicts inside the intervals and the two "
     "d's slopes b overlap for each q; not reproduced when the power law alone predicts in a "
     "majority of series and a + b ln T alone in none; inconclusive otherwise"
@@ -125,6 +132,8 @@ def run(config: Config) -> list[Record]:
 
 def analyse(records: list[Record]) -> dict[tuple[int, int], dict[str, Any]]:
     """Per ``(q, d)`` series: ``selection_threshold.law_series``."""
+    from .. import selection_threshold as sel
+
     keys = sorted({(r["q"], r["d"]) for r in records})
     return {
         (q, d): sel.law_series([r for r in records if (r["q"], r["d"]) == (q, d)]) for q, d in keys
@@ -196,8 +205,8 @@ def _reason(series, agree, decided, outcome: str) -> str:
     if outcome == stats.REPRODUCED:
         return (
             "in every (q, d) series a + b ln T fitted on the smaller T's predicts m_p* at the "
-            f"larger T's and c T^alpha (alpha >= {sel.RIVAL_MIN_ALPHA}) does not, with slopes "
-            "that agree across d"
+            f"larger T's and c T^alpha (alpha >= {SELECTION_RIVAL_MIN_ALPHA}) does not, with "
+            "slopes that agree across d"
         )
     if outcome == stats.NOT_REPRODUCED:
         return "the power law alone predicts the held-out T's in a majority of the series"
@@ -239,6 +248,8 @@ def training_summary(records: list[Record]) -> str:
 
 
 def verdict(records: list[Record], config: Config) -> dict:
+    from .. import selection_threshold as sel
+
     series = analyse(records)
     agree = d_slopes_agree(series)
     decided = {

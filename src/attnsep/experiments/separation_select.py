@@ -20,8 +20,7 @@ from typing import Any
 import numpy as np
 from pydantic import Field
 
-from .. import frontier
-from .. import selection_threshold as sel
+from ..configs import SELECTION_RIVAL_MIN_ALPHA
 from ..metrics import stats
 from ..metrics.stats import POWER
 from . import plotting
@@ -54,7 +53,7 @@ class Config(WidthSearch):
 
 CRITERION = (
     "per q, the transformer width d + m_p* (bootstrap 95% interval) against a + b ln T and "
-    f"c T^alpha (alpha >= {sel.RIVAL_MIN_ALPHA}) fitted on the smaller half of the T's: "
+    f"c T^alpha (alpha >= {SELECTION_RIVAL_MIN_ALPHA}) fitted on the smaller half of the T's: "
     "reproduced when for every q only a + b ln T predicts the larger half and the FCN's proven "
     f"minimum width grows like Td; not reproduced when alpha's lower bound >= {CONTRADICTING_ALPHA}"
     " for some q, or the power law alone predicts for a majority of q's and a + b ln T for "
@@ -71,6 +70,8 @@ def split(config: Config) -> list[Config]:
 
 
 def run(config: Config) -> list[Record]:
+    from .. import frontier
+
     out = []
     for q in config.q_values:
         for T in config.T_values:
@@ -91,6 +92,8 @@ def fcn_growth(Ts: list[int], widths: list[int]) -> dict[str, Any]:
 
 
 def analyse(records: list[Record], config: Config) -> dict[int, dict[str, Any]]:
+    from .. import selection_threshold as sel
+
     out = {}
     for q in sorted({r["q"] for r in records}):
         rows = sorted((r for r in records if r["q"] == q), key=lambda r: r["T"])
@@ -124,6 +127,8 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
 
 
 def verdict(records: list[Record], config: Config) -> dict:
+    from .. import selection_threshold as sel
+
     series = analyse(records, config)
     decided = {
         q: None if s["comparison"] is None else s["comparison"]["decided"]

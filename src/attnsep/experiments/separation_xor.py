@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from pydantic import Field, model_validator
 
-from .. import frontier
+from ..configs import XorFCNConfig, default
 from ..metrics import stats
 from . import plotting
 from .base import Device, Experiment, ExperimentConfig, InputLength, Record, register
+
+if TYPE_CHECKING:
+    from .. import frontier
 
 FCN_MIN_EXPONENT = 0.8
 TRANSFORMER_MAX_EXPONENT = 0.25
@@ -49,7 +53,7 @@ class Config(ExperimentConfig):
     d_values: list[InputLength] = Field(default=[16, 32, 64, 128])
     fcn_d_values: list[InputLength] = Field(default=[16, 32, 64, 128])
     seeds: int = Field(default=64, ge=1)
-    fcn_steps: int = Field(default=frontier.XorFCNConfig.steps, ge=1)
+    fcn_steps: int = Field(default=default(XorFCNConfig, "steps"), ge=1)
     device: Device = "cpu"
 
     @model_validator(mode="after")
@@ -67,6 +71,8 @@ def split(config: Config) -> list[Config]:
 
 
 def run(config: Config) -> list[Record]:
+    from .. import frontier
+
     transformer = [
         {
             "model": "transformer",
@@ -97,6 +103,8 @@ def _bars(values: list, lows: list, highs: list) -> np.ndarray:
 
 
 def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
+    from .. import frontier
+
     path = out / "separation_xor.png"
     fits = {m: frontier.xor_frontier_of(records, m) for m in frontier.XOR_KNOBS}
     with plotting.figure(path, ncols=2, width=5.5, height=4.5) as (_, (ax, wx)):
@@ -141,6 +149,8 @@ def _num(x: float) -> float | None:
 
 
 def _estimates(f: frontier.XorFrontier) -> list[dict]:
+    from .. import frontier
+
     knob = frontier.XOR_KNOBS[f.model]
     out = []
     for p in f.points:
@@ -161,6 +171,8 @@ def _estimates(f: frontier.XorFrontier) -> list[dict]:
 
 
 def _table(f: frontier.XorFrontier) -> str:
+    from .. import frontier
+
     knob = frontier.XOR_KNOBS[f.model]
     return "; ".join(
         f"d={p['d']}: {knob}={stats.fmt_interval(p[knob], p[f'{knob}_low'], _up(p, knob), 6)}, "
@@ -191,6 +203,8 @@ def _first_layer(fcn: frontier.XorFrontier) -> str:
 
 
 def verdict(records: list[Record], config: Config) -> dict:
+    from .. import frontier
+
     t = frontier.xor_frontier_of(records, "transformer")
     f = frontier.xor_frontier_of(records, "fcn")
     (tv, tlo, thi), (fv, flo, fhi) = t.exponent(), f.exponent()

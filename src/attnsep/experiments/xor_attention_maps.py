@@ -11,21 +11,21 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
-from pydantic import Field, field_validator
+from pydantic import Field
 
-from .. import attention
-from ..device import resolve_device, torch_threads
+from ..configs import AttentionName, OneStepConfig, inherit
 from ..metrics import stats
-from ..metrics.parity import collapsed, specialized
-from ..models.query_heads import QueryHeads, initial_queries
-from ..tasks.parity import SparseParity
-from ..train.descent import Descent as BaseDescent
-from ..train.parity import population_objective
 from . import plotting
 from .base import Device, Experiment, ExperimentConfig, Exponent, Positive, Record, register
+
+if TYPE_CHECKING:
+    import torch
+
+    from ..models.query_heads import QueryHeads
+    from ..train.descent import Descent
 
 SOFTMAX = "softmax"
 LOSS_FLOOR = 1e-16
@@ -54,9 +54,9 @@ class Config(ExperimentConfig):
     """
 
     d: int = Field(default=256, ge=2)
-    m: int = Field(default=32, ge=1)
+    m: int = inherit(OneStepConfig, "m")
     seeds: int = Field(default=64, ge=1)
-    maps: list[str] = Field(
+    maps: list[AttentionName] = Field(
         default=[SOFTMAX, "linear", "erf", "normalized-erf", "shifted-erf"], min_length=1
     )
     eta_exponents: list[Exponent] = Field(default=[k / 2 for k in range(25)], min_length=1)
@@ -65,13 +65,6 @@ class Config(ExperimentConfig):
     refine: Positive = 3
     target: float = Field(default=0.01, gt=0)
     device: Device = "cpu"
-
-    @field_validator("maps")
-    @classmethod
-    def _known(cls, maps: list[str]) -> list[str]:
-        for name in maps:
-            attention.get(name)
-        return maps
 
 
 CRITERION = " ".join((Config.__doc__ or "").split("Criterion:")[1].split())
@@ -85,24 +78,32 @@ def split(config: Config) -> list[Config]:
 # --- running ---------------------------------------------------------------------------------
 
 
-class Descent(BaseDescent):
-    """GD at one step size on all replicas (``train.descent``), summarized as a grid point."""
+def __getattr__(name: str) -> Any:
+    """``Descent``: GD at one step size on all replicas (``train.descent``), loaded with torch
+    on first use (PEP 562)."""
+    if name == "Descent":
+        from ..train.descent import Descent
 
-    def summary(self, exponent: float, target: float) -> Record:
-        diverged = self.diverged_at is not None
-        steps = self.steps_to(target)
-        median = stats.median(math.inf if s is None else s for s in steps)
-        return {
-            "exponent": exponent,
-            "eta": self.eta,
-            "diverged": diverged,
-            "diverged_at": self.diverged_at,
-            "horizon": self.steps,
-            "steps": steps,
-            "median_steps": median if math.isfinite(median) else None,
-            "median_loss": None if diverged else stats.median(self.losses[-1].tolist()),
-            "one_step_loss": stats.median(self.losses[1].tolist()) if self.steps >= 1 else None,
-        }
+        return Descent
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def grid_point(run: Descent, exponent: float, target: float) -> Record:
+    """A run at one step size ``10^exponent``, summarized as a point of the eta grid."""
+    diverged = run.diverged_at is not None
+    steps = run.steps_to(target)
+    median = stats.median(math.inf if s is None else s for s in steps)
+    return {
+        "exponent": exponent,
+        "eta": run.eta,
+        "diverged": diverged,
+        "diverged_at": run.diverged_at,
+        "horizon": run.steps,
+        "steps": steps,
+        "median_steps": median if math.isfinite(median) else None,
+        "median_loss": None if diverged else stats.median(run.losses[-1].tolist()),
+        "one_step_loss": stats.median(run.losses[1].tolist()) if run.steps >= 1 else None,
+    }
 
 
 def rank_key(point: Record) -> tuple[float, float]:
@@ -112,6 +113,8 @@ def rank_key(point: Record) -> tuple[float, float]:
 
 
 def outcomes(model: QueryHeads, theta: torch.Tensor, support: torch.Tensor) -> dict:
+    from ..metrics.parity import collapsed, specialized
+
     gamma = model.weights(theta)
     return {
         "specialized": specialized(gamma, support).tolist(),
@@ -120,6 +123,8 @@ def outcomes(model: QueryHeads, theta: torch.Tensor, support: torch.Tensor) -> d
 
 
 def run(config: Config) -> list[Record]:
+    from ..device import torch_threads
+
     with torch_threads(1):
         return [run_map(config, name) for name in config.maps]
 
@@ -127,6 +132,12 @@ def run(config: Config) -> list[Record]:
 def run_map(config: Config, name: str) -> Record:
     """One map: screen the grid, run the budget at the chosen points, keep the best (docstring
     of ``Config``)."""
+    from ..device import resolve_device
+    from ..models.query_heads import QueryHeads, initial_queries
+    from ..tasks.parity import SparseParity
+    from ..train.descent import Descent
+    from ..train.parity import population_objective
+
     device = resolve_device(config.device)
     task = SparseParity(config.d)
     support = task.supports(config.seed, config.seeds).to(device)
@@ -139,13 +150,13 @@ def run_map(config: Config, name: str) -> Record:
     runs = {e: Descent(objective, theta0, 10.0**e) for e in config.eta_exponents}
     for descent in runs.values():
         descent.run_to(screen)
-    screened = [runs[e].summary(e, config.target) for e in config.eta_exponents]
+    screened = [grid_point(runs[e], e, config.target) for e in config.eta_exponents]
     ranked = sorted((p for p in screened if not p["diverged"]), key=rank_key)
     chosen = ranked if screen == config.budget else ranked[: config.refine]
     for point in chosen:
         runs[point["exponent"]].run_to(config.budget)
     full = {
-        p["exponent"]: runs[p["exponent"]].summary(p["exponent"], config.target) for p in chosen
+        p["exponent"]: grid_point(runs[p["exponent"]], p["exponent"], config.target) for p in chosen
     }
     curve = [full.get(p["exponent"], p) for p in screened]
     finished = [p for p in full.values() if not p["diverged"]]

@@ -4,24 +4,24 @@ the gradient's alignment with the support positions (SPEC A7.4, Part D)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated
 
 import numpy as np
-import torch
 from pydantic import Field
 
-from ..device import resolve_device
+from ..configs import Init, OneStepConfig, inherit
 from ..metrics import stats
-from ..metrics.alignment import alignment_ratio, score_change
-from ..models.query_heads import QueryHeads, initial_queries
-from ..one_step import OneStepConfig, OneStepResult, run_one_step
-from ..positional import sphere_embeddings
 from ..validate import require
 from . import plotting
 from .base import Device, Experiment, ExperimentConfig, Positive, Record, register
 from .xor_one_step import outcome_record, seeds_to_decide
 
-Init = Literal["antisymmetric", "independent"]
+if TYPE_CHECKING:
+    import torch
+
+    from ..models.query_heads import QueryHeads
+    from ..one_step import OneStepResult
+
 MASS = 0.9
 """A head is on its bit when its weight there is at least this (the paper's "nearly 1.0")."""
 RATE, LOWER = 0.9, 0.8
@@ -50,11 +50,11 @@ class Config(ExperimentConfig):
     """
 
     d_values: list[Annotated[int, Field(ge=3)]] = Field(default=[64, 256], min_length=1)
-    m: Positive = 32
+    m: int = inherit(OneStepConfig, "m")
     inits: list[Init] = Field(default=["antisymmetric", "independent"], min_length=1)
     seeds: Positive = 64
     shown: Positive = 4
-    eta_scale: float = Field(default=16.0, gt=0)
+    eta_scale: float = inherit(OneStepConfig, "eta_scale")
     device: Device = "cpu"
 
 
@@ -71,6 +71,10 @@ def initial_state(
 ) -> tuple[QueryHeads, torch.Tensor, torch.Tensor]:
     """Model, ``theta`` and supports of replicas ``first .. first + count - 1``: the same draws
     as ``run_one_step`` (every replica has its own streams)."""
+    from ..device import resolve_device
+    from ..models.query_heads import QueryHeads, initial_queries
+    from ..positional import sphere_embeddings
+
     device = resolve_device(step.device)
     V = sphere_embeddings(step.seed, count, step.d, step.m, first_replica=first, device=device)
     support = step.task().supports(step.seed, count, first_replica=first)
@@ -80,6 +84,8 @@ def initial_state(
 
 def alignment(step: OneStepConfig) -> np.ndarray:
     """Per replica: the alignment ratio at the initialization, min over heads (SPEC A7.4)."""
+    from ..metrics.alignment import alignment_ratio, score_change
+
     batch = max(1, CHUNK_ELEMENTS // (step.d * step.m))
     parts = []
     for first in range(0, step.seeds, batch):
@@ -92,6 +98,8 @@ def alignment(step: OneStepConfig) -> np.ndarray:
 
 
 def run(config: Config) -> list[Record]:
+    from ..one_step import run_one_step
+
     records = []
     for d in config.d_values:
         for init in config.inits:
@@ -126,6 +134,8 @@ def run(config: Config) -> list[Record]:
 
 
 def _maps(step: OneStepConfig, result: OneStepResult, shown: int) -> list[Record]:
+    import torch
+
     model, theta, _ = initial_state(step, 0, shown)
     before = model.weights(theta).cpu().numpy()
     after = model.weights(torch.from_numpy(result.theta_after[:shown]).to(theta)).cpu().numpy()

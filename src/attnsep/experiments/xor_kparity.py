@@ -16,22 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..device import resolve_device, resolve_dtype, torch_threads
+from ..configs import XorTrainConfig, inherit
 from ..metrics import stats
-from ..metrics.parity import best_assignment, collapsed
 from ..metrics.stats import POLYLOG, POWER
-from ..models.query_heads import QueryHeads
-from ..train.descent import Descent
-from ..train.xor_train import (
-    Batches,
-    TrainingObjective,
-    XorTrainConfig,
-    default_train_eta,
-    initial_state,
-)
 from . import plotting
 from .base import (
     Device,
@@ -92,14 +81,14 @@ class Config(ExperimentConfig):
     """
 
     series: list[Series] = Field(default=[Series(k=3, d_values=[16, 32, 64, 128])])
-    m: Positive = 32
+    m: int = inherit(XorTrainConfig, "m")
     m_values: list[Positive] = Field(default=[])
     width_k: int = Field(default=3, ge=2, le=4)
     width_d: InputLength = 64
     seeds: Positive = 16
     eta_exponents: list[Exponent] = Field(default=[-4.0, -2.0, 0.0, 2.0], min_length=1)
     budget: Positive = 100
-    success_tol: float = Field(default=0.1, gt=0)
+    success_tol: float = inherit(XorTrainConfig, "success_tol")
     device: Device = "cpu"
 
 
@@ -134,6 +123,14 @@ def descend(
 ) -> tuple[list[list[int | None]], list[list[bool]], list[list[bool]]]:
     """GD at every grid step size at once: per replica and grid point, the steps to success,
     success after one step and collapse after the last step (``seeds x grid`` lists)."""
+    import torch
+
+    from ..device import resolve_device, resolve_dtype
+    from ..metrics.parity import best_assignment, collapsed
+    from ..models.query_heads import QueryHeads
+    from ..train.descent import Descent
+    from ..train.xor_train import Batches, TrainingObjective, default_train_eta, initial_state
+
     base = XorTrainConfig(
         d=d,
         m=m,
@@ -174,6 +171,8 @@ def descend(
 
 
 def run(config: Config) -> list[Record]:
+    from ..device import torch_threads
+
     records = []
     with torch_threads(1):
         for k, d, m, role in jobs(config):

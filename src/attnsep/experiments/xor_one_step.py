@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
-from .. import attention
+from ..configs import AttentionName, OneStepConfig, default, inherit
 from ..metrics import stats
-from ..one_step import OneStepConfig, OneStepResult, run_one_step
 from . import plotting
 from .base import Device, Experiment, ExperimentConfig, InputLength, Positive, Record, register
+
+if TYPE_CHECKING:
+    from ..one_step import OneStepResult
 
 Series = Literal["fixed", "schedule"]
 SERIES: tuple[Series, ...] = ("schedule", "fixed")
@@ -40,17 +42,15 @@ class Config(ExperimentConfig):
     """
 
     d_values: list[InputLength] = Field(default=[64, 256, 1024], min_length=1)
-    m_values: list[Positive] = Field(default=[32], min_length=1)
-    attention: str = "softmax"
+    m_values: list[Positive] = Field(default=[default(OneStepConfig, "m")], min_length=1)
+    attention: AttentionName = inherit(OneStepConfig, "attention")
     schedule_scale: float = Field(default=0.5, gt=0, le=1e6)
     series: list[Series] = Field(default=list(SERIES), min_length=1)
     seeds: Positive = 32
     seeds_by_d: dict[InputLength, Positive] = Field(default_factory=dict)
-    eta_scale: float = Field(default=16.0, gt=0)
-    success_tol: float = Field(default=0.1, gt=0)
+    eta_scale: float = inherit(OneStepConfig, "eta_scale")
+    success_tol: float = inherit(OneStepConfig, "success_tol")
     device: Device = "cpu"
-
-    _check_attention = field_validator("attention")(lambda v: attention.get(v) and v)
 
 
 def schedule_m(d: int, scale: float) -> int:
@@ -102,6 +102,8 @@ def outcome_record(config: OneStepConfig, result: OneStepResult) -> Record:
 
 
 def run(config: Config) -> list[Record]:
+    from ..one_step import run_one_step
+
     records = []
     for d in config.d_values:
         for series in config.series:

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 from pydantic import Field
 
+from ..configs import OneStepConfig, inherit
 from ..metrics import stats
 from ..metrics.stats import POWER, fmt_interval
-from ..one_step import OneStepConfig, run_one_step
 from ..search import Probe, probe_matrix, smallest_passing
 from . import plotting
 from .base import Device, Experiment, ExperimentConfig, InputLength, Positive, Record, register
@@ -52,7 +52,7 @@ class Config(ExperimentConfig):
     """
 
     d_values: list[InputLength] = Field(default=[16, 32, 64], min_length=1)
-    m: Positive = 32
+    m: int = inherit(OneStepConfig, "m")
     seeds: Positive = 64
     target: float = Field(default=0.9, gt=0, le=1)
     n_start_per_d: float = Field(default=16.0, gt=0)
@@ -122,6 +122,8 @@ def split(config: Config) -> list[Config]:
 
 
 def run(config: Config) -> list[Record]:
+    from ..one_step import run_one_step
+
     records = []
     for d in config.d_values:
 

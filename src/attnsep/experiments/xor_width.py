@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 from pydantic import Field
 
+from ..configs import OneStepConfig
 from ..metrics import stats
 from ..metrics.stats import POLYLOG, POWER
-from ..one_step import OneStepConfig, run_one_step
 from ..search import Probe, probe_matrix, smallest_passing
 from . import plotting
 from .base import Device, Experiment, ExperimentConfig, InputLength, Record, register
@@ -91,6 +91,8 @@ def search_width(
 
 
 def run(config: Config) -> list[Record]:
+    from ..one_step import run_one_step
+
     records = []
     for d in config.d_values:
 

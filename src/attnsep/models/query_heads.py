@@ -12,12 +12,11 @@ from dataclasses import dataclass
 import torch
 
 from .. import attention
+from ..configs import INITS
 from ..embeddings import StreamedEmbeddings, per_replica_matmul
 from ..positional import sphere_embeddings
 from ..rng import generator
 from ..validate import int_at_least, one_of, require
-
-INITS = ("antisymmetric", "independent")
 
 
 def simplex_vertices(heads: int) -> torch.Tensor:

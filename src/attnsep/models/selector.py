@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import torch
 
+from ..configs import TRAINABLE
 from ..validate import one_of, require
-
-TRAINABLE = ("full", "position")
 
 
 def query(P: torch.Tensor, y: torch.Tensor) -> torch.Tensor:

@@ -11,7 +11,8 @@ fixed set), ``"fcn-order"`` (minibatch order on a fixed set), ``"fcn-val"`` / ``
 (XOR stopping and test sets). Token selection draws from :class:`TokenSelection` with the
 selector's keys, ``("train", step)`` and ``("eval", T)``: both models see the same sequences.
 
-Defaults (*choice*, measured on this project's 2-core CPU machine):
+Defaults (``configs.XorFCNConfig``, ``SelectionFCNConfig``; *choice*, measured on this
+project's 2-core CPU machine):
 
 * XOR: SGD (SPEC A7.6), ``lr = min(0.1, 25 / width)`` (the output layer's curvature grows
   like the width: at ``lr = 0.1`` SGD diverges from width 512 on), batch 256, at most 2000
@@ -40,24 +41,19 @@ from dataclasses import dataclass
 
 import torch
 
+from ..configs import SelectionFCNConfig, XorFCNConfig, default_xor_lr  # noqa: F401 (old home)
 from ..device import resolve_device, resolve_dtype
 from ..models.mlp import MLP
 from ..rng import generator
 from ..tasks.parity import BYTE_SIGNS, SparseParity
-from ..tasks.selection import TokenSelection, sts, subset_mask
-from ..validate import int_at_least, one_of, positive_finite, probability
+from ..tasks.selection import sts, subset_mask
 
-OPTIMIZERS = ("adam", "sgd")
-XOR_LOSSES = ("mse", "hinge")
 VAL_SAMPLES = 1024
 """XOR early stopping: a replica is done once it classifies this many validation samples right."""
 CHECK_EVERY = 50
 """Steps between two early-stopping checks."""
 EVAL_ROWS = 1024
 """Evaluation sets go through the nets in chunks of this many rows (bounded memory)."""
-
-SGD_LR, SGD_LR_TIMES_WIDTH, ADAM_LR = 0.1, 25.0, 1e-2
-"""XOR defaults: SGD at ``min(SGD_LR, SGD_LR_TIMES_WIDTH / width)``, Adam at ``ADAM_LR``."""
 
 Batches = Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
 """The next minibatch of the running replicas (indices into the run's replicas, ascending)."""
@@ -66,28 +62,6 @@ LossFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
 class Diverged(ValueError):
     """Training produced a NaN/inf: the learning rate is too large for this problem."""
-
-
-def _common_checks(cfg: XorFCNConfig | SelectionFCNConfig) -> None:
-    int_at_least("width", cfg.width, 1)
-    int_at_least("depth", cfg.depth, 1)
-    int_at_least("replicas", cfg.replicas, 1)
-    int_at_least("first_replica", cfg.first_replica, 0)
-    int_at_least("seed", cfg.seed, 0)
-    int_at_least("steps", cfg.steps, 1)
-    int_at_least("batch", cfg.batch, 1)
-    if cfg.lr is not None:
-        positive_finite("lr", cfg.lr)
-    one_of("optimizer", cfg.optimizer, OPTIMIZERS)
-    if cfg.samples is not None:
-        int_at_least("samples", cfg.samples, 1)
-    resolve_dtype(cfg.dtype)
-    resolve_device(cfg.device)
-
-
-def default_xor_lr(optimizer: str, width: int) -> float:
-    """The XOR learning rate when none is given (see the module docstring)."""
-    return ADAM_LR if optimizer == "adam" else min(SGD_LR, SGD_LR_TIMES_WIDTH / width)
 
 
 def _streams(cfg: XorFCNConfig | SelectionFCNConfig, name: str) -> list[torch.Generator]:
@@ -233,47 +207,6 @@ def _carry_state(
 
 
 @dataclass(frozen=True)
-class XorFCNConfig:
-    """A two-layer ReLU net (``depth`` hidden layers) on k-sparse parity (SPEC A1, A7.6)."""
-
-    d: int = 64
-    width: int = 32
-    depth: int = 1
-    k: int = 2
-    noise: float = 0.0
-    replicas: int = 8
-    first_replica: int = 0
-    seed: int = 0
-    steps: int = 2000
-    batch: int = 256
-    lr: float | None = None  # None: default_xor_lr(optimizer, width)
-    optimizer: str = "sgd"
-    loss: str = "mse"
-    samples: int | None = None  # None: fresh samples every step; n: one fixed set of n
-    early_stop: bool = True
-    test_samples: int = 8192
-    success_tol: float = 0.01
-    dtype: str = "float64"
-    device: str = "cpu"
-
-    def __post_init__(self) -> None:
-        SparseParity(self.d, self.k, -1, self.noise)
-        _common_checks(self)
-        one_of("loss", self.loss, XOR_LOSSES)
-        int_at_least("test_samples", self.test_samples, 1)
-        probability("success_tol", self.success_tol)
-
-    @property
-    def task(self) -> SparseParity:
-        return SparseParity(self.d, self.k, -1, self.noise)
-
-    @property
-    def rate(self) -> float:
-        """The learning rate used: ``lr``, or the default for the optimizer and width."""
-        return default_xor_lr(self.optimizer, self.width) if self.lr is None else self.lr
-
-
-@dataclass(frozen=True)
 class XorFCNResult:
     """Per replica (shape ``E``): test sign error, test loss, steps run; and the trained nets."""
 
@@ -381,41 +314,6 @@ def train_xor(cfg: XorFCNConfig) -> XorFCNResult:
 
 
 # ------------------------------------------------------- token selection (SPEC B1, B5.4)
-
-
-@dataclass(frozen=True)
-class SelectionFCNConfig:
-    """An MLP on ``[vec X ; 1_y]`` (length ``T·d + T``) with output in ``R^d`` (SPEC B5.4)."""
-
-    d: int = 4
-    T: int = 8
-    q: int = 2
-    width: int = 64
-    depth: int = 1
-    replicas: int = 4
-    first_replica: int = 0
-    seed: int = 0
-    steps: int = 3000
-    batch: int = 256
-    lr: float = 3e-3
-    optimizer: str = "adam"
-    samples: int | None = None  # None: fresh sequences every step; n: one fixed set of n
-    eval_samples: int = 4096
-    dtype: str = "float64"
-    device: str = "cpu"
-
-    def __post_init__(self) -> None:
-        TokenSelection(self.d, self.T, self.q)
-        _common_checks(self)
-        int_at_least("eval_samples", self.eval_samples, 2)
-
-    @property
-    def task(self) -> TokenSelection:
-        return TokenSelection(self.d, self.T, self.q)
-
-    @property
-    def rate(self) -> float:
-        return self.lr
 
 
 @dataclass(frozen=True)

@@ -16,39 +16,12 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ..configs import V1Config
 from ..models import kparity_v1 as v1
 from ..tasks.parity import SparseParity
-from ..validate import int_at_least, positive_finite, require
+from ..validate import require
 from .descent import Adam, Descent
-from .xor_train import MAX_CUBE_D, cube_split, first_reached
-
-
-@dataclass(frozen=True)
-class V1Config:
-    """The published defaults: ``n = 16``, ``k = 3``, 2000 epochs, 80% of the cube to train."""
-
-    n: int = 16
-    k: int = 3
-    seeds: int = 4
-    seed: int = 0
-    epochs: int = 2000
-    lr: float = 0.01
-    train_fraction: float = 0.8
-    target: float | None = None  # stop once every replica's test accuracy reaches this
-
-    def __post_init__(self) -> None:
-        SparseParity(self.n, self.k)  # validates n, k
-        require(self.n <= MAX_CUBE_D, f"n must be <= {MAX_CUBE_D} (the whole cube), got {self.n}")
-        int_at_least("seeds", self.seeds, 1)
-        int_at_least("seed", self.seed, 0)
-        int_at_least("epochs", self.epochs, 1)
-        positive_finite("lr", self.lr)
-        require(
-            0 < self.train_fraction < 1,
-            f"train fraction must be in (0, 1), got {self.train_fraction!r}",
-        )
-        if self.target is not None:
-            require(0 < self.target <= 1, f"target must be in (0, 1], got {self.target!r}")
+from .xor_train import cube_split, first_reached
 
 
 @dataclass

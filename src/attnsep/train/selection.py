@@ -41,72 +41,12 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ..configs import POSITION_LR_PER_DIM, SelectionTrainConfig  # noqa: F401 (their old home)
 from ..exact.selection import per_sequence_loss
-from ..models.selector import TRAINABLE, forward, trainable_mask
-from ..positional import PE_KINDS, FixedPE, StochasticPE
+from ..models.selector import forward, trainable_mask
+from ..positional import FixedPE, StochasticPE
 from ..rng import stream_seed
-from ..tasks.selection import TokenSelection, sts
-from ..validate import int_at_least, one_of, positive_finite, require
-
-PE_MODES = ("stochastic", "fixed")
-OBJECTIVES = ("sgd", "population")
-
-
-POSITION_LR_PER_DIM = 6 / 128
-"""Learning rate per PE dimension when training the position block alone: the scale of
-``W = alpha I`` grows like ``lr / m_p``, so ``lr = POSITION_LR_PER_DIM * m_p`` keeps the pace
-(measured: converged in 300 population steps for ``T <= 80``, ``m_p <= 256``)."""
-
-
-@dataclass(frozen=True)
-class SelectionTrainConfig:
-    """Everything a training run depends on, with measured defaults (SPEC B3)."""
-
-    d: int = 10
-    T: int = 20
-    q: int = 3
-    pe: str = "stochastic"
-    pe_dim: int = 128
-    pe_kind: str = "sphere"
-    fixed_positions: int | None = None  # rows of a fixed PE table; None means T
-    trainable: str = "full"
-    objective: str = "sgd"
-    steps: int = 1500
-    batch: int = 256
-    lr: float = 3.0
-    replicas: int = 1
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        TokenSelection(self.d, self.T, self.q)
-        one_of("pe", self.pe, PE_MODES)
-        int_at_least("pe_dim", self.pe_dim, 1)
-        one_of("pe_kind", self.pe_kind, PE_KINDS)
-        if self.fixed_positions is not None:
-            int_at_least("fixed_positions", self.fixed_positions, self.T)
-        one_of("trainable", self.trainable, TRAINABLE)
-        one_of("objective", self.objective, OBJECTIVES)
-        require(
-            self.objective == "sgd" or self.trainable == "position",
-            "objective 'population' needs trainable 'position' (a trainable content block "
-            "makes the logits depend on the tokens)",
-        )
-        int_at_least("steps", self.steps, 1)
-        int_at_least("batch", self.batch, 1)
-        positive_finite("lr", self.lr)
-        int_at_least("replicas", self.replicas, 1)
-        int_at_least("seed", self.seed, 0)
-
-    @property
-    def task(self) -> TokenSelection:
-        return TokenSelection(self.d, self.T, self.q)
-
-    def encodings(self) -> StochasticPE | FixedPE:
-        """The run's positional encodings; a fixed table has ``fixed_positions`` rows."""
-        if self.pe == "stochastic":
-            return StochasticPE(self.seed, self.replicas, self.pe_dim, self.pe_kind)
-        rows = self.T if self.fixed_positions is None else self.fixed_positions
-        return FixedPE.drawn(self.seed, self.replicas, rows, self.pe_dim, self.pe_kind)
+from ..tasks.selection import sts
 
 
 @dataclass(frozen=True)

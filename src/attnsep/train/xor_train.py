@@ -23,144 +23,38 @@ import json
 import math
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
 import torch
 
 from .. import attention
+from ..configs import (  # noqa: F401 (their old home)
+    ADAM_LR,
+    DEFAULT_ETA_SCALE,
+    MAX_CUBE_D,
+    MAX_DATA_ELEMENTS,
+    XorTrainConfig,
+)
 from ..device import resolve_device, resolve_dtype
 from ..exact import kparity, parity
 from ..io import save_npz
 from ..metrics import stats
 from ..metrics.ensemble import summary as value_summary
 from ..metrics.parity import best_assignment, collapsed, specialized, support_mass
-from ..models.query_heads import INITS, QueryHeads, head_product, initial_queries
+from ..models.query_heads import QueryHeads, head_product, initial_queries
 from ..rng import generator, stream_seed
 from ..tasks.parity import SparseParity
-from ..validate import int_at_least, one_of, positive_finite, probability, require
+from ..validate import require
 from .descent import Adam, Descent
 from .parity import default_eta, label_correlation, query_gradient
-
-GRADIENTS = ("population", "fresh", "fixed")
-OPTIMIZERS = ("gd", "adam")
-ADAM_LR = 0.05
-"""Adam's default step (*choice*): the query vectors have unit norm at initialization."""
-DEFAULT_ETA_SCALE = 2.0**-4
-"""gd's default ``eta = eta_scale * d^k * ln d`` (*choice*, measured): the best step size of the
-``kparity-steps`` standard grid (``2^j``, ``j = -6, -4, ..., 4``) at ``k = 3`` for six of the seven
-``d = 16 ... 1024`` (median 2-3 steps to success; ``2^-2`` at ``d = 32``)."""
-EXACT_HEADS = parity.MAX_EXACT_HEADS
-MAX_CUBE_D = 20
-MAX_DATA_ELEMENTS = 1 << 27
-"""Most numbers one step's data may hold (``seeds x rows x d``, 1 GiB in float64)."""
 
 
 def default_train_eta(d: int, k: int, scale: float) -> float:
     """``scale * d^k * ln d``: SPEC A5's step size for ``k = 2``; the gradient of the scores at a
     near-uniform start is of order ``d^-k`` (the cross term is a product of ``k`` weights)."""
     return default_eta(d, scale) * float(d) ** (k - 2)
-
-
-@dataclass(frozen=True)
-class XorTrainConfig:
-    """Training of ``seeds`` replicas for ``steps`` steps (module docstring)."""
-
-    d: int
-    m: int = 32
-    k: int = 2
-    seeds: int = 16
-    seed: int = 0
-    steps: int = 200
-    attention: str = "softmax"
-    gradient: str = "population"
-    samples: int | None = None  # fresh: per step; fixed: the training-set size
-    cube_fraction: float | None = None  # fixed: train on this share of the cube, test on the rest
-    batch: int | None = None  # fixed: mini-batch rows per step (None: the whole set)
-    optimizer: str = "gd"
-    eta: float | None = None  # None: gd -> eta_scale * d^k * ln d, adam -> ADAM_LR
-    eta_scale: float = DEFAULT_ETA_SCALE
-    adam_eps: float = 1e-8
-    init: str = "antisymmetric"
-    sign: int = -1
-    noise: float = 0.0
-    success_tol: float = 0.1
-    stop_at_success: bool = False
-    dtype: str = "float64"
-    device: str = "auto"
-
-    def __post_init__(self) -> None:
-        self.task()  # validates d, k, sign, noise
-        require(
-            self.k <= EXACT_HEADS,
-            f"k must be <= {EXACT_HEADS} (exact population loss), got {self.k}",
-        )
-        int_at_least("m", self.m, 1)
-        int_at_least("seeds", self.seeds, 1)
-        int_at_least("seed", self.seed, 0)
-        int_at_least("steps", self.steps, 1)
-        attention.get(self.attention)
-        one_of("gradient", self.gradient, GRADIENTS)
-        one_of("optimizer", self.optimizer, OPTIMIZERS)
-        one_of("init", self.init, INITS)
-        if self.eta is not None:
-            positive_finite("eta", self.eta)
-        positive_finite("eta scale", self.eta_scale)
-        positive_finite("adam eps", self.adam_eps)
-        positive_finite("success tolerance", self.success_tol)
-        resolve_dtype(self.dtype)
-        one_of("device", self.device, ["auto", "cpu", "cuda"])
-        self._check_data()
-
-    def _check_data(self) -> None:
-        if self.cube_fraction is not None:
-            require(
-                self.gradient != "fresh",
-                "a cube fraction needs gradient 'fixed' (train on it) or 'population' (test only)",
-            )
-            require(
-                0 < self.cube_fraction < 1,
-                f"cube fraction must be in (0, 1), got {self.cube_fraction!r}",
-            )
-            require(self.d <= MAX_CUBE_D, f"a cube split needs d <= {MAX_CUBE_D}, got d={self.d}")
-            require(self.samples is None, "give either samples or a cube fraction, not both")
-            require(self.noise == 0, "a cube split uses clean labels: noise must be 0")
-            require(0 < self.train_rows() < 2**self.d, "the cube split leaves an empty side")
-        elif self.gradient != "population":
-            require(
-                self.samples is not None,
-                f"gradient {self.gradient!r} needs samples (or, for 'fixed', a cube fraction)",
-            )
-            int_at_least("samples", self.samples, 1)
-        else:
-            require(self.samples is None, "the population gradient takes no samples")
-        rows = self.train_rows() if self.gradient == "fixed" else (self.samples or 0)
-        require(
-            self.seeds * rows * self.d <= MAX_DATA_ELEMENTS,
-            f"seeds * samples * d must be <= {MAX_DATA_ELEMENTS} (the data is held at once), got "
-            f"{self.seeds * rows * self.d}; use fewer seeds or samples",
-        )
-        if self.batch is not None:
-            require(self.gradient == "fixed", "batch applies to gradient 'fixed' only")
-            int_at_least("batch", self.batch, 1)
-        probability("noise", self.noise, below_half=True)
-
-    def task(self) -> SparseParity:
-        return SparseParity(self.d, self.k, self.sign, self.noise)
-
-    def step_size(self) -> float:
-        if self.eta is not None:
-            return self.eta
-        if self.optimizer == "adam":
-            return ADAM_LR
-        return default_train_eta(self.d, self.k, self.eta_scale)
-
-    def train_rows(self) -> int:
-        """Rows of the fixed training set (``None`` for the other gradients)."""
-        if self.cube_fraction is not None:
-            return round(self.cube_fraction * 2**self.d)
-        return self.samples if self.samples is not None else 0
 
 
 # --- data ------------------------------------------------------------------------------------
@@ -349,7 +243,7 @@ class XorTrainResult:
         gamma = torch.from_numpy(self.weights)
         support = torch.from_numpy(self.support)
         out = {
-            **asdict(self.config),
+            **self.config.model_dump(),
             "eta": self.eta,
             "steps_run": self.steps_run,
             "seconds": self.seconds,
@@ -403,7 +297,7 @@ class XorTrainResult:
         save_npz(
             path,
             **arrays,
-            config=np.array(json.dumps(asdict(self.config))),
+            config=np.array(json.dumps(self.config.model_dump())),
             scalars=np.array(json.dumps(scalars)),
         )
 
