@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 # The CPU build of torch lies on this machine's disk; pinning it avoids a multi-GB CUDA download.
 TORCH  ?= torch==2.13.0
 
-.PHONY: install reproduce test bench bench-standard docs lint clean
+.PHONY: install reproduce test test-fast bench bench-standard docs lint clean
 
 install: $(STAMP)
 
@@ -21,6 +21,9 @@ reproduce: install
 
 test: install
 	$(PY) -m pytest
+
+test-fast: install
+	$(PY) -m pytest -m "not slow"
 
 bench: install
 	$(PY) bench/run.py

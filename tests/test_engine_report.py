@@ -72,12 +72,14 @@ def test_reproduce_stores_every_planned_job_once(inline):
     assert set(records) == planned_keys() and len(records) == 9 + 1
 
 
+@pytest.mark.slow
 def test_process_executor_gives_the_same_records_and_claims(inline, tmp_path):
     store, out = reproduce(tmp_path, "process")
     assert stored(store) == stored(inline[0])
     assert claims_of(out) == claims_of(inline[1])
 
 
+@pytest.mark.slow
 def test_ray_executor_gives_the_same_records_and_claims(inline, tmp_path):
     ray = pytest.importorskip("ray")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)

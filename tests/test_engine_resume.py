@@ -58,6 +58,7 @@ def kill_when_stored(proc, path, rows: int, report: dict) -> None:
     report["killed_at"] = peek_done(path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("executor", ["inline", "process"])
 def test_sigkill_mid_sweep_then_rerun_completes_with_the_same_records(tmp_path, executor):
     path = tmp_path / "store.sqlite"
@@ -186,6 +187,7 @@ def test_failed_job_is_stored_and_retried(tmp_path, monkeypatch):
     store.close()
 
 
+@pytest.mark.slow
 def test_two_sweeps_on_one_store_at_once(tmp_path):
     path = tmp_path / "shared.sqlite"
     common = [
@@ -238,6 +240,7 @@ def worker_pids(parent: int) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_a_dying_pool_worker_stops_the_sweep_cleanly_and_the_rerun_resumes(tmp_path):
     path = tmp_path / "store.sqlite"
     args = [

@@ -23,6 +23,8 @@ from engine_support import attnsep, one_line, peek_done, records_by_hash
 ray = pytest.importorskip("ray")
 from ray.cluster_utils import Cluster  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
 # Six one-step jobs of 0.2 to 0.8 s each (one alone on an idle core): a node is lost mid-job.
 SLOW = {"seeds": 24, "d_values": [16384, 32768], "m_values": [32, 48, 64], "series": ["fixed"]}
 SMALL = {"seeds": 4, "d_values": [16, 32, 64], "m_values": [4], "series": ["fixed"]}
