@@ -1,4 +1,4 @@
-"""Helpers shared by the command modules: JSON output and summaries."""
+"""Helpers shared by the command modules: JSON output, summaries, the progress bar."""
 
 from __future__ import annotations
 
@@ -23,3 +23,28 @@ def print_table(title: str, rows: list[tuple[str, str]]) -> None:
     for name, value in rows:
         table.add_row(name, value)
     Console().print(table)
+
+
+def progress_bar(quiet: bool):
+    """The project's progress bar, on stderr; none when ``quiet``."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        disable=quiet,
+        transient=False,
+    )

@@ -10,14 +10,6 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
 from ..engine import plan as planning
@@ -32,7 +24,7 @@ from ..io import atomic_write, writable_folder, writable_target
 from ..report.claims import build_claims, planned_jobs
 from ..report.html import write_report
 from ..validate import int_at_least, one_of, require
-from .common import emit_json
+from .common import emit_json, progress_bar
 
 ERR = Console(stderr=True)
 
@@ -115,17 +107,7 @@ def sweep_with_progress(
 ):
     """Run ``jobs`` with a progress bar on stderr (none when ``quiet``). Whatever the run
     prints (e.g. Ray reporting a lost node) goes to stderr: stdout is the command's result."""
-    progress = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=ERR,
-        disable=quiet,
-        transient=False,
-    )
+    progress = progress_bar(quiet)
     with contextlib.redirect_stdout(sys.stderr), progress:
         task = progress.add_task(label, total=None)
 

@@ -10,7 +10,7 @@ import typer
 from ..configs import ADAM_LR, OneStepConfig, V1Config, XorTrainConfig
 from ..io import writable_folder, writable_target
 from ..validate import require
-from .common import emit_json, print_table
+from .common import emit_json, print_table, progress_bar
 from .options import lazy, option
 
 run_one_step = lazy("attnsep.one_step", "run_one_step")
@@ -154,31 +154,6 @@ def one_step(
         emit_json(summary)
     else:
         human_summary(summary)
-
-
-def progress_bar(quiet: bool):
-    """The project's progress bar (as ``attnsep reproduce``), on stderr; none when ``quiet``."""
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        disable=quiet,
-        transient=False,
-    )
 
 
 def train_rows(summary: dict) -> list[tuple[str, str]]:
