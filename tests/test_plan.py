@@ -140,6 +140,7 @@ def test_reproduce_plan_counts_jobs_per_experiment_for_each_preset(tmp_path, mon
     store.close()
     before = fingerprint(path)
     no_computing(monkeypatch)
+    monkeypatch.setattr(planning, "PUBLISHED_TIMINGS", tmp_path / "none.json")
     names = ["one-step", "head-specialization"]
     for preset in base.PRESETS:
         result = attnsep(
@@ -162,6 +163,27 @@ def test_reproduce_plan_counts_jobs_per_experiment_for_each_preset(tmp_path, mon
         if preset == "quick":
             assert "the 2 stored jobs took" in result.stdout
     assert fingerprint(path) == before
+
+
+def test_published_timings_come_after_the_store_and_before_the_calibration(tmp_path, monkeypatch):
+    """A job whose hash the published timings hold is estimated from them (no calibration);
+    the store's own timing of the same job wins over them."""
+    small, large = tiny_jobs()
+    published = tmp_path / "published.json"
+    source = tmp_path / "source.sqlite"
+    store = Store(source)
+    run_sweep([small], store, "inline")
+    assert planning.write_published_timings([store], published) == 1
+    store.close()
+    seconds = json.loads(published.read_text())["seconds"]
+    assert list(seconds) == [small.key] and seconds[small.key] >= 0
+    monkeypatch.setattr(planning, "PUBLISHED_TIMINGS", published)
+    monkeypatch.setattr(planning, "calibrate", no_calibration)
+    plan = planning.make_plan({"one-step": [small]}, None, "inline", 1)
+    (cost,) = plan.to_run
+    assert (cost.source, cost.seconds) == (planning.PUBLISHED, seconds[small.key])
+    found = planning.make_plan({"one-step": [small]}, Store(source), "inline", 1)
+    assert [c.source for c in found.experiments[0].costs] == [calibration.STORED]
 
 
 # ---------------------------------------------------------------- calibration

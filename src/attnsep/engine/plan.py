@@ -5,6 +5,9 @@ Each job still to run gets an estimate from the first of these that has one:
 
 * ``store``: a finished row of the same experiment and config, any version of the
   experiment (a version bump keeps its timings): its ``seconds``, the median if several;
+* ``published``: the same job (its hash) in the timings of the published runs shipped with
+  the package (``published_timings.json``: the quick and standard presets on a 2-core CPU
+  machine shared with other work, so on an idle machine of that kind an overestimate);
 * ``timed``, ``capped``, ``guessed``, ``failed``: a short calibration on this machine
   (:mod:`attnsep.engine.calibration`); ``capped`` and ``guessed`` jobs make an estimate rough
   (``≳``: usually an underestimate);
@@ -23,6 +26,7 @@ import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .calibration import (
@@ -42,6 +46,28 @@ from .calibration import (
 from .jobs import Job
 from .store import Store
 from .sweep import unique
+
+PUBLISHED = "published"
+PUBLISHED_TIMINGS = Path(__file__).with_name("published_timings.json")
+
+
+def published_timings() -> dict[str, float]:
+    """Job hash -> seconds of the published runs (empty when the file is missing)."""
+    path = PUBLISHED_TIMINGS
+    return json.loads(path.read_text())["seconds"] if path.exists() else {}
+
+
+def write_published_timings(stores: Iterable[Store], path: Path) -> int:
+    """Write the finished jobs' seconds of ``stores`` (job hash -> median seconds) to ``path``;
+    the number of jobs written."""
+    found: dict[str, list[float]] = {}
+    for store in stores:
+        for row in store.rows():
+            if row["status"] == "done":
+                found.setdefault(row["config_hash"], []).append(row["seconds"])
+    seconds = {key: round(statistics.median(v), 3) for key, v in sorted(found.items())}
+    path.write_text(json.dumps({"seconds": seconds}, indent=0) + "\n")
+    return len(seconds)
 
 
 @dataclass
@@ -185,6 +211,7 @@ def make_plan(
     rows = [] if store is None else store.rows(keys=keys)
     done = {r["config_hash"]: r["seconds"] for r in rows if r["status"] == "done"}
     timings = stored_timings(store, groups)
+    published = published_timings()
     costs: dict[str, JobCost] = {}
     untimed: dict[str, list[Job]] = {}
     for name, jobs in groups.items():
@@ -194,6 +221,8 @@ def make_plan(
                 costs[job.key] = JobCost(job, STORED, done[job.key])
             elif known is not None:
                 costs[job.key] = JobCost(job, STORE, known)
+            elif job.key in published:
+                costs[job.key] = JobCost(job, PUBLISHED, published[job.key])
             else:
                 untimed.setdefault(name, []).append(job)
     found = Calibration({}, None, {})
@@ -223,7 +252,7 @@ def duration(seconds: float | None, rough: bool = False) -> str:
     return f"{sign}{hours} h {minutes:02d} min"
 
 
-SOURCES = (STORE, TIMED, CAPPED, GUESSED, FAILED, UNKNOWN)
+SOURCES = (STORE, PUBLISHED, TIMED, CAPPED, GUESSED, FAILED, UNKNOWN)
 
 
 def describe_sources(e: ExperimentPlan) -> str:
@@ -286,7 +315,8 @@ def summary_lines(plan: Plan) -> list[str]:
             "longer calibration (--calibration SECONDS) gives better ones"
         )
     lines.append(
-        "from: store = the same config's stored seconds; timed = timed here; capped = stopped "
+        "from: store = the same config's stored seconds; published = the published runs' "
+        "seconds for the same job (a shared 2-core machine); timed = timed here; capped = stopped "
         "here at the calibration's cap and counted at it; guessed = not timed, counted as the "
         "largest timed job of its experiment; ≳ = includes capped or guessed jobs, usually "
         "an underestimate"
