@@ -81,3 +81,18 @@ def records_by_hash(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def one_line(text: str) -> bool:
     return "\n" not in text.strip() and text.strip() != ""
+
+
+def child_pids(parent: int) -> list[int]:
+    """Child processes of ``parent`` (a pool's workers, a raylet's), from /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == parent:
+                found.append(int(entry))
+    return found

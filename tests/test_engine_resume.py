@@ -21,6 +21,7 @@ from engine_support import (
     SLOW_SET,
     TINY,
     attnsep,
+    child_pids,
     peek_done,
     raw_rows,
     records_by_hash,
@@ -225,21 +226,6 @@ def test_two_sweeps_on_one_store_at_once(tmp_path):
         assert summary["computed"] + summary["cached"] == summary["jobs"] == 4
 
 
-def worker_pids(parent: int) -> list[int]:
-    """Child processes of ``parent`` (the pool's workers), from /proc."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as handle:
-                    fields = handle.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == parent:
-                found.append(int(entry))
-    return found
-
-
 @pytest.mark.slow
 def test_a_dying_pool_worker_stops_the_sweep_cleanly_and_the_rerun_resumes(tmp_path):
     path = tmp_path / "store.sqlite"
@@ -260,7 +246,7 @@ def test_a_dying_pool_worker_stops_the_sweep_cleanly_and_the_rerun_resumes(tmp_p
     # the spawn context also starts a resource tracker: kill only processes running jobs
     workers = [
         p
-        for p in worker_pids(proc.pid)
+        for p in child_pids(proc.pid)
         if "resource_tracker" not in open(f"/proc/{p}/cmdline").read()
     ]
     assert workers, "the pool has workers while the sweep runs"

@@ -18,7 +18,7 @@ from attnsep.engine import executors
 from attnsep.engine.jobs import expand_grid, jobs_for
 from attnsep.engine.store import Store
 from attnsep.engine.sweep import run_sweep
-from engine_support import attnsep, one_line, peek_done, records_by_hash
+from engine_support import attnsep, child_pids, one_line, peek_done, records_by_hash
 
 ray = pytest.importorskip("ray")
 from ray.cluster_utils import Cluster  # noqa: E402
@@ -99,23 +99,9 @@ def sweep_args(fields: dict, cluster, path) -> list[str]:
     ]  # fmt: skip
 
 
-def children(pid: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as handle:
-                    fields = handle.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                found.append(int(entry))
-    return found
-
-
 def node_workers(node) -> list[int]:
     """The node's Ray worker processes (children of its raylet)."""
-    return children(node.all_processes["raylet"][0].process.pid)
+    return child_pids(node.all_processes["raylet"][0].process.pid)
 
 
 def running_a_job(node) -> bool:
