@@ -22,7 +22,6 @@ from ..engine.sweep import run_sweep
 from ..experiments import base, load_all
 from ..io import atomic_write, writable_folder, writable_target
 from ..report.claims import build_claims, planned_jobs
-from ..report.html import write_report
 from ..validate import int_at_least, one_of, require
 from .common import emit_json, progress_bar
 
@@ -173,6 +172,8 @@ def reproduce(
     )
     store.remember("last_reproduction", {"preset": preset, "names": names})
     claims = build_claims(store, names, preset, out)
+    from ..report.html import write_report  # jinja2 only when a report is written
+
     index, table = write_report(claims, preset, out)
     show_claims(claims)
     if not quiet:
@@ -375,6 +376,8 @@ def report(
     store = Store(store_path)
     last = store.recall("last_reproduction") or {"preset": "quick", "names": experiment_names(None)}
     claims = build_claims(store, last["names"], last["preset"], out)
+    from ..report.html import write_report
+
     index, _ = write_report(claims, last["preset"], out)
     show_claims(claims)
     ERR.print(f"report: {index}")
