@@ -6,12 +6,14 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import torch
 
-from attnsep import frontier
+from attnsep import api, frontier
+from attnsep.engine.store import Store
 from attnsep.exact.selection import fcn_bottleneck_loss, uniform_attention_loss
 from attnsep.metrics.parity import sign_error
 from attnsep.metrics.stats import threshold_draws
@@ -178,11 +180,18 @@ def test_combine_takes_the_median_group_and_the_range():
     assert missed["params"] is None and missed["params_high"] == 91
 
 
-def test_frontier_xor_json_contract():
-    args = ("frontier", "xor", "--d", "16,32", "--seeds", "2", "--json")
+def test_frontier_xor_json_contract(tmp_path):
+    store = tmp_path / "s.sqlite"
+    args = ("frontier", "xor", "--d", "16,32", "--seeds", "2", "--store", str(store), "--json")
     code, out, err = attnsep(*args)
     assert code == 0, err
     report = json.loads(out)
+    # the jobs are the separation-xor experiment's, stored once; a rerun reads them back
+    rows = Store(store).rows("separation-xor")
+    assert len(rows) == 4 and all(r["status"] == "done" for r in rows)
+    rerun = attnsep(*args)
+    assert rerun.returncode == 0 and rerun.json() == report
+    assert len(Store(store).rows("separation-xor")) == 4
     assert [p["d"] for p in report["transformer"]] == [16, 32]
     for model, knob in (("transformer", "m_star"), ("fcn", "width_star")):
         for p in report[model]:
@@ -193,7 +202,7 @@ def test_frontier_xor_json_contract():
         assert set(report["fit"][model]["exponent"]) == {"name", "value", "low", "high"}
 
 
-def test_frontier_xor_table_shows_intervals(monkeypatch):
+def test_frontier_xor_table_shows_intervals(monkeypatch, tmp_path):
     summary = frontier.xor_summary(
         [
             {
@@ -209,9 +218,10 @@ def test_frontier_xor_table_shows_intervals(monkeypatch):
             for d in (16, 32)
         ]
     )
-    monkeypatch.setattr(frontier, "xor_frontier", lambda *args, **kwargs: summary)
+    monkeypatch.setattr(frontier, "xor_summary", lambda records: summary)
+    monkeypatch.setattr(api, "run_experiment", lambda *a, **k: SimpleNamespace(rows=[], records=[]))
     monkeypatch.setenv("COLUMNS", "200")
-    code, out, err = attnsep("frontier", "xor", "--d", "16,32")
+    code, out, err = attnsep("frontier", "xor", "--d", "16,32", "--store", str(tmp_path / "s"))
     assert code == 0, err
     assert "3 [3, 3]" in out and "103 [103, 103]" in out  # FCN width 3 at d=32: 3·34+1
     assert "exponent of params vs d" in out

@@ -305,7 +305,7 @@ def install_guards(monkeypatch) -> None:
         "attnsep.cli.select.train",
         "attnsep.cli.fcn.train_xor",
         "attnsep.cli.fcn.train_selection",
-        "attnsep.frontier.xor_frontier",
+        "attnsep.api.run_experiment",
         "attnsep.frontier.select_frontier",
         "attnsep.cli.engine.run_sweep",
     ):

@@ -286,15 +286,6 @@ def xor_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def xor_frontier(ds: list[int], seeds: int, seed: int = 0, **fcn_train: Any) -> dict[str, Any]:
-    """Both models' thresholds over the input lengths ``ds`` (``xor_summary``)."""
-    records = []
-    for d in ds:
-        records.append({"model": "transformer", **transformer_xor(d, seeds, seed)})
-        records.append({"model": "fcn", **fcn_xor(d, seeds, seed, **fcn_train)})
-    return xor_summary(records)
-
-
 def growth(points: list[dict[str, Any]], size_name: str = "d") -> dict[str, float | None]:
     """Log-log slope of the parameters needed against the size, and against ``ln size``."""
     found = [p for p in points if p["params"] is not None]

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from ..engine.store import DEFAULT_PATH
+from ..io import writable_folder
 from ..validate import int_at_least, require
 from .common import emit_json
 from .options import lazy
@@ -108,19 +111,26 @@ def xor(
     d: str = typer.Option("16,32,64,128", "--d", help="Input lengths, comma-separated."),
     seeds: int = typer.Option(8, "--seeds", help="Replicas per probe."),
     seed: int = typer.Option(0, "--seed", help="Base seed."),
+    store: Path = typer.Option(DEFAULT_PATH, "--store", help="Results database."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """One-step transformer against two-layer ReLU nets on sparse XOR.
 
-    Success: test sign error <= 1% on fresh samples, in >= 90% of the replicas.
+    Success: test sign error <= 1% on fresh samples, in >= 90% of the replicas. The jobs are
+    the separation-xor experiment's: stored in --store, and never computed twice.
     """
     ds = parse_sizes("--d", d, 2)
     int_at_least("seeds", seeds, 1)
     int_at_least("seed", seed, 0)
+    writable_folder(store.parent)
     from .. import frontier
+    from ..api import run_experiment
 
-    with torch_threads(1):  # many small ensembles
-        result = frontier.xor_frontier(ds, seeds, seed)
+    config = {"d_values": ds, "fcn_d_values": ds, "seeds": seeds, "seed": seed}
+    ran = run_experiment("separation-xor", config=config, store=store)
+    failed = [row["error"].splitlines()[0] for row in ran.rows if row["status"] != "done"]
+    require(not failed, f"a job failed ({failed[0] if failed else ''}); rerun to retry it")
+    result = frontier.xor_summary(ran.records)
     if as_json:
         emit_json(result)
     else:
