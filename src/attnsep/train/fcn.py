@@ -11,26 +11,17 @@ fixed set), ``"fcn-order"`` (minibatch order on a fixed set), ``"fcn-val"`` / ``
 (XOR stopping and test sets). Token selection draws from :class:`TokenSelection` with the
 selector's keys, ``("train", step)`` and ``("eval", T)``: both models see the same sequences.
 
-Defaults (``configs.XorFCNConfig``, ``SelectionFCNConfig``; *choice*, measured on this
-project's 2-core CPU machine):
+Defaults (``configs.XorFCNConfig``, ``SelectionFCNConfig``; *choices*, the measurements
+behind them are in ``docs/baselines.md``):
 
 * XOR: SGD (SPEC A7.6), ``lr = min(0.1, 25 / width)`` (the output layer's curvature grows
-  like the width: at ``lr = 0.1`` SGD diverges from width 512 on), batch 256, at most 2000
-  steps of fresh samples, MSE on the ``±1`` labels (hinge is an option). Success: sign
-  disagreement with the clean labels ``≤ 0.01`` on 8192 fresh test samples. A replica stops
-  early, keeping its weights, once it classifies all ``VAL_SAMPLES`` validation samples right
-  (checked every ``CHECK_EVERY`` steps); nets that learn do so in 100–800 steps. Measured
-  success over 64 seeds, widths 2 / 3 / 4: ``.59 / .84 / 1.00`` at ``d = 16``,
-  ``.58 / .98 / 1.00`` at 32, ``.55 / .94 / 1.00`` at 64, ``.56 / .98 / 1.00`` at 128
-  (width 1 never succeeds: one ReLU unit cannot fit XOR; failures are the XOR local minimum
-  with one quadrant wrong, test MSE ≈ 0.5). ``lr`` 0.03 and 0.3 give the same rates. Adam
-  (``lr = 1e-2`` when ``optimizer="adam"``) falls into that minimum more often at narrow
-  widths (width 3 / 4: ``.73 / .91`` at ``d = 16``, ``.92 / .98`` at 128), so it would
-  overstate the width an FCN needs.
-* Selection: Adam, ``lr = 3e-3`` (best of 1e-3 / 3e-3 / 1e-2 at ``d=4, T=8, q=2``), batch
-  256, 3000 steps of fresh sequences, loss ``‖f − STS‖²`` summed over the ``d`` coordinates
-  (SPEC B1); the final loss is measured on a fixed set of 4096 sequences, with its standard
-  error. Below width ``Td`` the trained loss sits just above the SPEC B4 floor.
+  like the width), batch 256, at most 2000 steps of fresh samples, MSE on the ``±1`` labels
+  (hinge is an option). Success: sign disagreement with the clean labels ``≤ 0.01`` on 8192
+  fresh test samples. A replica stops early, keeping its weights, once it classifies all
+  ``VAL_SAMPLES`` validation samples right (checked every ``CHECK_EVERY`` steps).
+* Selection: Adam, ``lr = 3e-3``, batch 256, 3000 steps of fresh sequences, loss
+  ``‖f − STS‖²`` summed over the ``d`` coordinates (SPEC B1); the final loss is measured on a
+  fixed set of 4096 sequences, with its standard error.
 """
 
 from __future__ import annotations
