@@ -420,6 +420,16 @@ def _records(rows: tuple[dict[str, Any], ...]) -> list[Record]:
     return [record for row in rows if row["status"] == "done" for record in row["records"]]
 
 
+def _engine_counts(result: ExperimentResult | SweepResult) -> dict[str, Any]:
+    """What the engine did for a run: computed, from the store, failed, and where it stored."""
+    return {
+        "computed": result.computed,
+        "cached": result.cached,
+        "failed": sum(row["status"] != "done" for row in result.rows),
+        "store": str(result.store),
+    }
+
+
 @dataclass(frozen=True)
 class ExperimentResult:
     """One registered experiment (one claim of SPEC A7, B5, C) run through the engine.
@@ -458,10 +468,7 @@ class ExperimentResult:
             "verdict": self.verdict,
             "reason": self.outcome.get("reason", ""),
             "jobs": len(self.rows),
-            "computed": self.computed,
-            "cached": self.cached,
-            "failed": sum(row["status"] != "done" for row in self.rows),
-            "store": str(self.store),
+            **_engine_counts(self),
         }
 
     def to_frame(self):
@@ -498,10 +505,7 @@ class SweepResult:
             "experiment": self.experiment,
             "configs": len(self.configs),
             "jobs": len(self.job_hashes),
-            "computed": self.computed,
-            "cached": self.cached,
-            "failed": sum(row["status"] != "done" for row in self.rows),
-            "store": str(self.store),
+            **_engine_counts(self),
         }
 
     def to_frame(self):

@@ -60,12 +60,9 @@ def published_timings() -> dict[str, float]:
 def write_published_timings(stores: Iterable[Store], path: Path) -> int:
     """Write the finished jobs' seconds of ``stores`` (job hash -> median seconds) to ``path``;
     the number of jobs written."""
-    found: dict[str, list[float]] = {}
-    for store in stores:
-        for row in store.rows():
-            if row["status"] == "done":
-                found.setdefault(row["config_hash"], []).append(row["seconds"])
-    seconds = {key: round(statistics.median(v), 3) for key, v in sorted(found.items())}
+    rows = [row for store in stores for row in store.rows()]
+    medians = median_seconds(rows, lambda row: row["config_hash"])
+    seconds = {key: round(value, 3) for key, value in sorted(medians.items())}
     path.write_text(json.dumps({"seconds": seconds}, indent=0) + "\n")
     return len(seconds)
 
@@ -183,14 +180,17 @@ def config_text(config: dict[str, Any]) -> str:
 
 def stored_timings(store: Store | None, names: Iterable[str]) -> dict[tuple[str, str], float]:
     """Median ``seconds`` of the store's finished rows per (experiment, config)."""
-    found: dict[tuple[str, str], list[float]] = {}
-    if store is not None:
-        for name in names:
-            for row in store.rows(name):
-                if row["status"] == "done":
-                    key = (name, config_text(row["config"]))
-                    found.setdefault(key, []).append(row["seconds"])
-    return {key: statistics.median(values) for key, values in found.items()}
+    rows = [] if store is None else [row for name in names for row in store.rows(name)]
+    return median_seconds(rows, lambda row: (row["experiment"], config_text(row["config"])))
+
+
+def median_seconds(rows: Iterable[dict[str, Any]], key: Callable[[dict], Any]) -> dict:
+    """Median ``seconds`` of the finished ``rows`` per ``key(row)``."""
+    found: dict[Any, list[float]] = {}
+    for row in rows:
+        if row["status"] == "done":
+            found.setdefault(key(row), []).append(row["seconds"])
+    return {k: statistics.median(values) for k, values in found.items()}
 
 
 def make_plan(

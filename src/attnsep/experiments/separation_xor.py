@@ -96,10 +96,9 @@ def run(config: Config) -> list[Record]:
 
 def _bars(values: list, lows: list, highs: list) -> np.ndarray:
     """Error-bar lengths below and above (an unbounded upper end is drawn to twice the value)."""
-    v = np.array(values, dtype=float)
-    lo = np.array([x if x is not None else np.nan for x in lows], dtype=float)
-    hi = np.array([x if x is not None else 2 * y for x, y in zip(highs, values, strict=True)])
-    return np.vstack([v - lo, hi - v])
+    lo = [np.nan if x is None else x for x in lows]
+    hi = [2 * y if x is None else x for x, y in zip(highs, values, strict=True)]
+    return plotting.bar_lengths(values, lo, hi)
 
 
 def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
