@@ -15,8 +15,8 @@ from __future__ import annotations
 import torch
 from common import THREADS, alternating, median_ratio, profile, row, seconds
 
+from attnsep.embeddings import sphere_embeddings
 from attnsep.one_step import OneStepConfig, run_one_step
-from attnsep.positional import sphere_embeddings
 
 D, M, SEEDS = 10_000, 32, 256
 

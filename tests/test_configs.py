@@ -11,6 +11,7 @@ import typer
 from attnsep import attention, configs, device, selection_threshold
 from attnsep.cli import app
 from attnsep.configs import (
+    PE_KINDS,
     OneStepConfig,
     SelectionFCNConfig,
     SelectionTrainConfig,
@@ -23,7 +24,6 @@ from attnsep.exact import family, parity
 from attnsep.experiments import xor_heads, xor_kparity, xor_one_step
 from attnsep.metrics import selection
 from attnsep.models import query_heads, selector
-from attnsep.positional import PE_KINDS
 from attnsep.train.parity import default_eta
 
 

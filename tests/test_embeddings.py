@@ -7,9 +7,9 @@ import pytest
 import torch
 
 from attnsep import one_step
-from attnsep.embeddings import StreamedEmbeddings, per_replica_matmul
+from attnsep.embeddings import StreamedEmbeddings, per_replica_matmul, sphere_embeddings
 from attnsep.models.query_heads import QueryHeads, initial_queries
-from attnsep.positional import ROW_BLOCK, sphere_embeddings
+from attnsep.random_rows import ROW_BLOCK
 
 
 @pytest.mark.parametrize("chunk_rows", [333, ROW_BLOCK, 3 * ROW_BLOCK, None])

@@ -10,7 +10,7 @@ import torch
 
 from attnsep.exact.family import best_family_loss, family_losses, family_products
 from attnsep.exact.selection import orthonormal_loss, per_sequence_loss
-from attnsep.positional import StochasticPE
+from attnsep.positional_encodings import StochasticPE
 from attnsep.tasks.selection import TokenSelection
 
 

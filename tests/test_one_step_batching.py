@@ -7,9 +7,9 @@ import pytest
 import torch
 
 from attnsep import one_step
-from attnsep.embeddings import per_replica_matmul
+from attnsep.embeddings import per_replica_matmul, sphere_embeddings
 from attnsep.one_step import REPLICA_FIELDS, OneStepConfig, run_one_step
-from attnsep.positional import ROW_BLOCK, block_normals, sphere_embeddings
+from attnsep.random_rows import ROW_BLOCK, block_normals
 from attnsep.rng import generator
 
 

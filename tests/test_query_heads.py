@@ -7,13 +7,13 @@ import math
 import pytest
 import torch
 
+from attnsep.embeddings import sphere_embeddings
 from attnsep.models.query_heads import (
     QueryHeads,
     head_product,
     initial_queries,
     simplex_vertices,
 )
-from attnsep.positional import sphere_embeddings
 
 
 def test_antisymmetric_two_heads() -> None:

@@ -1,4 +1,4 @@
-"""Reproducible streams (rng.py) and row-block stable sphere embeddings (positional.py)."""
+"""Reproducible streams (rng.py) and row-block stable random rows (random_rows.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import zlib
 import pytest
 import torch
 
-from attnsep.positional import ROW_BLOCK, gaussian_rows, sphere_embeddings, sphere_rows
+from attnsep.embeddings import sphere_embeddings
+from attnsep.random_rows import ROW_BLOCK, gaussian_rows, sphere_rows
 from attnsep.rng import generator, stream_seed
 
 

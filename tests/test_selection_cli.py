@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attnsep.positional import StochasticPE
+from attnsep.positional_encodings import StochasticPE
 from attnsep.tasks.selection import TokenSelection
 from cli_support import attnsep
 

@@ -21,7 +21,7 @@ from attnsep.exact.selection import (
     zero_predictor_loss,
 )
 from attnsep.metrics.selection import sampled_loss
-from attnsep.positional import FixedPE, StochasticPE
+from attnsep.positional_encodings import FixedPE, StochasticPE
 from attnsep.tasks.selection import TokenSelection, sts
 
 Z = 5.0  # standard errors allowed

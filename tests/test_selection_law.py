@@ -10,7 +10,7 @@ import torch
 
 from attnsep.exact.selection import per_sequence_loss
 from attnsep.models.selector import position_logits, query
-from attnsep.positional import StochasticPE
+from attnsep.positional_encodings import StochasticPE
 from attnsep.train import selection as module
 from attnsep.train.selection import SelectionTrainConfig, law_draws, law_terms, train
 

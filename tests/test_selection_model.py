@@ -13,7 +13,7 @@ from attnsep.models.selector import (
     position_logits,
     trainable_mask,
 )
-from attnsep.positional import StochasticPE
+from attnsep.positional_encodings import StochasticPE
 from attnsep.tasks.selection import TokenSelection
 
 

@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from attnsep.positional import FixedPE, StochasticPE
+from attnsep.positional_encodings import FixedPE, StochasticPE
 from attnsep.tasks.selection import TokenSelection, sts, subset_mask
 
 

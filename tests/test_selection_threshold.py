@@ -13,7 +13,7 @@ from attnsep import selection_threshold as sel
 from attnsep.exact.family import best_family_loss
 from attnsep.exact.selection import per_sequence_loss
 from attnsep.metrics import stats
-from attnsep.positional import StochasticPE
+from attnsep.positional_encodings import StochasticPE
 from attnsep.search import probe_matrix, smallest_passing
 from attnsep.tasks.selection import TokenSelection
 

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 import torch
 
+from attnsep.embeddings import sphere_embeddings
 from attnsep.experiments.xor_heads import Config, initial_state, verdict
 from attnsep.metrics import stats
 from attnsep.metrics.alignment import alignment_ratio, score_change
 from attnsep.models.query_heads import QueryHeads
 from attnsep.one_step import OneStepConfig, run_one_step
-from attnsep.positional import sphere_embeddings
 from attnsep.tasks.parity import SparseParity
 
 CONFIG = Config()

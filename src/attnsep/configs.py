@@ -339,9 +339,9 @@ class SelectionTrainConfig(LibraryConfig):
 
         return TokenSelection(self.d, self.T, self.q)
 
-    def encodings(self):  # noqa: ANN201 - positional.StochasticPE or FixedPE
+    def encodings(self):  # noqa: ANN201 - positional_encodings.StochasticPE or FixedPE
         """The run's positional encodings; a fixed table has ``fixed_positions`` rows."""
-        from .positional import FixedPE, StochasticPE
+        from .positional_encodings import FixedPE, StochasticPE
 
         if self.pe == "stochastic":
             return StochasticPE(self.seed, self.replicas, self.pe_dim, self.pe_kind)

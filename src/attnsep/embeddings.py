@@ -1,10 +1,11 @@
-"""Frozen sphere embeddings streamed in row chunks (SPEC A2, A4 at very large ``d``).
+"""Frozen sphere embeddings (SPEC A2), whole or streamed in row chunks (SPEC A4 at large ``d``).
 
-The query-vector model touches ``V`` (``E x d x m``) only through two products: the scores
-``theta V^T`` (``E x H x d``) and the back-projection ``G V`` (``E x H x m``) of a gradient
-``G`` on the scores. ``StreamedEmbeddings`` computes both chunk by chunk, regenerating the
-rows from their seeded streams, so ``V`` is never held whole; the rows are exactly those of
-``positional.sphere_embeddings`` with the same seed, whatever the chunk size.
+``sphere_embeddings`` draws replica ``e``'s ``d x m`` unit rows from stream ``(seed, e)``
+(``random_rows``). The query-vector model touches ``V`` (``E x d x m``) only through two
+products: the scores ``theta V^T`` (``E x H x d``) and the back-projection ``G V``
+(``E x H x m``) of a gradient ``G`` on the scores. ``StreamedEmbeddings`` computes both chunk
+by chunk, regenerating the rows from their seeded streams, so ``V`` is never held whole; the
+rows are exactly those of ``sphere_embeddings`` with the same seed, whatever the chunk size.
 """
 
 from __future__ import annotations
@@ -14,8 +15,40 @@ from dataclasses import dataclass
 
 import torch
 
-from .positional import ROW_BLOCK, sphere_rows
-from .validate import int_at_least
+from .random_rows import ROW_BLOCK, sphere_rows
+from .validate import int_at_least, require
+
+
+def sphere_embeddings(
+    seed: int,
+    replicas: int,
+    rows: int,
+    width: int,
+    name: str = "embeddings",
+    *,
+    first_replica: int = 0,
+    dtype: torch.dtype = torch.float64,
+    device: torch.device | str = "cpu",
+    out: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """``E x rows x width`` unit rows; replica ``e`` from stream ``(seed, first_replica + e)``.
+
+    ``out``: a float64 CPU ``E x rows x width`` tensor to draw into (reused memory).
+    """
+    int_at_least("rows", rows, 1)
+    int_at_least("width", width, 1)
+    int_at_least("replicas", replicas, 1)
+    if out is None:
+        out = torch.empty(replicas, rows, width, dtype=torch.float64)
+    shape = (replicas, rows, width)
+    require(
+        out.shape == shape and out.dtype == torch.float64 and out.device.type == "cpu",
+        f"out must be float64 on the CPU, of shape {shape}, got {tuple(out.shape)}",
+    )
+    for e in range(replicas):
+        sphere_rows(seed, first_replica + e, name, 0, rows, width, out=out[e])
+    return out.to(dtype=dtype, device=device)
+
 
 CHUNK_ELEMENTS = 1 << 22
 """Default chunk: as many whole row blocks as keep ``E x rows x m`` near this many numbers."""

@@ -15,14 +15,13 @@ import torch
 from . import attention
 from .configs import OneStepConfig
 from .device import resolve_device, resolve_dtype
-from .embeddings import StreamedEmbeddings
+from .embeddings import StreamedEmbeddings, sphere_embeddings
 from .exact.parity import population_loss
 from .io import save_npz
 from .metrics import stats
 from .metrics.ensemble import summary
 from .metrics.parity import assigned_mass, best_assignment, collapsed, specialized
 from .models.query_heads import QueryHeads, initial_queries
-from .positional import sphere_embeddings
 from .train.parity import (
     apply_step,
     empirical_weights_gradient,

@@ -26,7 +26,7 @@ from .metrics.stats import wilson
 from .models.mlp import count
 from .models.query_heads import QueryHeads
 from .one_step import OneStepConfig, OneStepResult, summarize
-from .positional import FixedPE
+from .positional_encodings import FixedPE
 from .train.fcn import SelectionFCNConfig, SelectionFCNResult, XorFCNConfig, XorFCNResult
 from .train.selection import SelectionTrainConfig, SelectionTrainResult
 from .validate import require

@@ -72,8 +72,8 @@ def initial_state(
     """Model, ``theta`` and supports of replicas ``first .. first + count - 1``: the same draws
     as ``run_one_step`` (every replica has its own streams)."""
     from ..device import resolve_device
+    from ..embeddings import sphere_embeddings
     from ..models.query_heads import QueryHeads, initial_queries
-    from ..positional import sphere_embeddings
 
     device = resolve_device(step.device)
     V = sphere_embeddings(step.seed, count, step.d, step.m, first_replica=first, device=device)

@@ -15,7 +15,7 @@ import torch
 from ..configs import EVAL_SIZE
 from ..exact.selection import depends_on_tokens, mean_stderr, per_sequence_loss
 from ..models.selector import forward, ground_truth
-from ..positional import FixedPE, StochasticPE
+from ..positional_encodings import FixedPE, StochasticPE
 from ..tasks.selection import TokenSelection, sts
 from ..validate import int_at_least
 

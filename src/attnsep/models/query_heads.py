@@ -13,8 +13,7 @@ import torch
 
 from .. import attention
 from ..configs import INITS
-from ..embeddings import StreamedEmbeddings, per_replica_matmul
-from ..positional import sphere_embeddings
+from ..embeddings import StreamedEmbeddings, per_replica_matmul, sphere_embeddings
 from ..rng import generator
 from ..validate import int_at_least, one_of, require
 

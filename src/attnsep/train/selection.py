@@ -44,7 +44,7 @@ import torch
 from ..configs import POSITION_LR_PER_DIM, SelectionTrainConfig  # noqa: F401 (their old home)
 from ..exact.selection import per_sequence_loss
 from ..models.selector import forward, trainable_mask
-from ..positional import FixedPE, StochasticPE
+from ..positional_encodings import FixedPE, StochasticPE
 from ..rng import stream_seed
 from ..tasks.selection import sts
 
