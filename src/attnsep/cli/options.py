@@ -14,6 +14,8 @@ from typing import Any, Literal, get_args, get_origin
 import typer
 from pydantic import BaseModel
 
+from ..validate import require
+
 
 def option(
     model: type[BaseModel], name: str, flag: str | None = None, help: str | None = None
@@ -38,3 +40,19 @@ def lazy(module: str, name: str) -> Callable[..., Any]:
     call.__name__ = call.__qualname__ = name
     call.__doc__ = f"``{module}.{name}``, loaded when first called."
     return call
+
+
+def int_list(flag: str, text: str, low: int, *, increasing: bool = False) -> list[int]:
+    """``16,32,64`` -> ``[16, 32, 64]``: comma-separated integers ``>= low`` (``-`` allowed
+    only when ``low < 0``); with ``increasing``, strictly increasing. Else one error line."""
+    parts = [p.strip() for p in text.split(",")]
+    ok = all(p.lstrip("-").isdigit() if low < 0 else p.isdigit() for p in parts)
+    ok = ok and all(int(p) >= low for p in parts)
+    require(ok, f"{flag} must be comma-separated integers >= {low}, got {text!r}")
+    values = [int(p) for p in parts]
+    if increasing:
+        require(
+            values == sorted(set(values)),
+            f"{flag} must be increasing without repeats, got {text!r}",
+        )
+    return values
