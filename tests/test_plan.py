@@ -11,7 +11,7 @@ import signal
 
 import pytest
 
-from attnsep.engine import calibration
+from attnsep.engine import calibration, cost_model
 from attnsep.engine import plan as planning
 from attnsep.engine.jobs import expand_grid, jobs_for
 from attnsep.engine.store import Store
@@ -167,7 +167,8 @@ def test_reproduce_plan_counts_jobs_per_experiment_for_each_preset(tmp_path, mon
 
 def test_published_timings_come_after_the_store_and_before_the_calibration(tmp_path, monkeypatch):
     """A job whose hash the published timings hold is estimated from them (no calibration);
-    the store's own timing of the same job wins over them."""
+    the store's own timing of the same job wins over them; another size of the experiment is
+    scaled from them by the cost model."""
     small, large = tiny_jobs()
     published = tmp_path / "published.json"
     source = tmp_path / "source.sqlite"
@@ -175,28 +176,70 @@ def test_published_timings_come_after_the_store_and_before_the_calibration(tmp_p
     run_sweep([small], store, "inline")
     assert planning.write_published_timings([store], published) == 1
     store.close()
-    seconds = json.loads(published.read_text())["seconds"]
-    assert list(seconds) == [small.key] and seconds[small.key] >= 0
+    jobs = json.loads(published.read_text())["jobs"]
+    assert list(jobs) == [small.key] and jobs[small.key]["config"] == small.config
+    seconds = jobs[small.key]["seconds"]
+    assert jobs[small.key]["experiment"] == "one-step" and seconds >= 0
     monkeypatch.setattr(planning, "PUBLISHED_TIMINGS", published)
     monkeypatch.setattr(planning, "calibrate", no_calibration)
-    plan = planning.make_plan({"one-step": [small]}, None, "inline", 1)
-    (cost,) = plan.to_run
-    assert (cost.source, cost.seconds) == (planning.PUBLISHED, seconds[small.key])
+    plan = planning.make_plan({"one-step": [small, large]}, None, "inline", 1)
+    first, second = plan.to_run
+    assert (first.source, first.seconds) == (planning.PUBLISHED, seconds)
+    ratio = (
+        cost_model.work("one-step", large.config)[""]
+        / cost_model.work("one-step", small.config)[""]
+    )
+    assert second.source == planning.MODEL  # one timed job: floor + proportional to the work
+    assert second.seconds == pytest.approx(seconds * (1 + ratio))
     found = planning.make_plan({"one-step": [small]}, Store(source), "inline", 1)
     assert [c.source for c in found.experiments[0].costs] == [calibration.STORED]
+
+
+def test_the_cost_model_replaces_the_calibrations_guesses(monkeypatch, tmp_path):
+    """Jobs the calibration capped or guessed get the model fitted on the jobs it timed; a
+    capped job at least its cap."""
+    monkeypatch.setattr(planning, "PUBLISHED_TIMINGS", tmp_path / "none.json")
+    jobs = d_jobs(64, 256, 1024, 4096)
+    work = [cost_model.work("one-step", j.config)[""] for j in jobs]
+
+    def fake(groups, budget, workers):
+        (found,) = groups.values()
+        sources = ["timed", "timed", "capped", "guessed"]
+        seconds = [1.0, 2.0, 3.0, 2.0]
+        costs = [
+            calibration.JobCost(j, s, t) for j, s, t in zip(found, sources, seconds, strict=True)
+        ]
+        return calibration.Calibration({c.job.key: c for c in costs}, 0.5, {})
+
+    plan = planning.make_plan({"one-step": jobs}, None, "inline", 1, timing=fake)
+    costs = plan.experiments[0].costs
+    rate = (2.0 - 1.0) / work[1]
+    assert [c.source for c in costs] == ["timed", "timed", "model", "model"]
+    assert costs[2].seconds == pytest.approx(max(3.0, 1.0 + rate * work[2]))
+    assert costs[3].seconds == pytest.approx(1.0 + rate * work[3])
+    assert [c.seconds for c in costs[:2]] == [1.0, 2.0]
 
 
 # ---------------------------------------------------------------- calibration
 
 
-def test_calibration_times_jobs_here_and_creates_no_store(tmp_path):
-    path = tmp_path / "none" / "s.sqlite"
-    found = sweep_plan(path, "--executor", "inline")
+def test_calibration_times_jobs_here_when_nothing_else_has(tmp_path, monkeypatch):
+    monkeypatch.setattr(planning, "PUBLISHED_TIMINGS", tmp_path / "none.json")
+    found = planning.make_plan({"one-step": tiny_jobs()}, None, "inline", 1).as_dict()
     (exp,) = found["experiments"]
     assert (exp["jobs"], exp["stored"], exp["to_run"]) == (2, 0, 2)
     assert exp["sources"] == {"timed": 2} and found["rough"] is False
     assert 0 < found["cpu_seconds"] < 60 and 0 < found["startup_seconds"] < 300
     assert found["wall_seconds"] == pytest.approx(found["startup_seconds"] + found["cpu_seconds"])
+
+
+def test_the_published_runs_scale_to_new_sizes_and_no_store_is_created(tmp_path):
+    """The tiny sizes are not in the published runs; other sizes of one-step are."""
+    path = tmp_path / "none" / "s.sqlite"
+    found = sweep_plan(path, "--executor", "inline")
+    (exp,) = found["experiments"]
+    assert exp["sources"] == {"model": 2} and found["startup_seconds"] is None
+    assert 0 < found["cpu_seconds"] < 60
     assert not path.parent.exists()
 
 
