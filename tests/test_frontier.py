@@ -12,14 +12,18 @@ import numpy as np
 import pytest
 import torch
 
-from attnsep import api, frontier
+from attnsep import api
+from attnsep.configs import SELECTION_TARGET
 from attnsep.engine.store import Store
 from attnsep.exact.selection import fcn_bottleneck_loss, uniform_attention_loss
+from attnsep.experiments import separation_select
+from attnsep.experiments import xor_thresholds as xt
 from attnsep.metrics.parity import sign_error
 from attnsep.metrics.stats import threshold_draws
 from attnsep.models.mlp import count
 from attnsep.models.query_heads import QueryHeads, head_product
 from attnsep.one_step import OneStepConfig, run_one_step
+from attnsep.report.frontier_tables import select_table, xor_table
 from attnsep.rng import generator
 from attnsep.search import Probe, probe_matrix, smallest_passing
 from attnsep.tasks.parity import SparseParity
@@ -62,29 +66,22 @@ def test_probes_keep_every_replica_and_the_bootstrap_replays_the_search():
     assert set(draws[np.isfinite(draws)]) <= set(sizes)
 
 
-def test_growth_ignores_sizes_without_a_threshold():
-    points = [{"d": 16, "params": 10}, {"d": 32, "params": 20}, {"d": 64, "params": None}]
-    fit = frontier.growth(points)
-    assert fit["loglog_slope"] == pytest.approx(1.0)
-    assert frontier.growth(points[:1]) == {"loglog_slope": None, "log_power": None}
-
-
 def test_transformer_threshold_is_bracketed_by_its_probes():
-    point = frontier.transformer_xor(64, seeds=16, seed=0)
+    point = xt.transformer_xor(64, seeds=16, seed=0)
     star = point["m_star"]
     assert star is not None and point["params"] == 2 * star
     rates = {p["size"]: p["rate"] for p in point["probes"]}
-    assert rates[star] >= frontier.TARGET
+    assert rates[star] >= xt.TARGET
     if star > 2:  # bisection leaves the size below the threshold probed and failing
-        assert rates[star - 1] < frontier.TARGET
+        assert rates[star - 1] < xt.TARGET
     assert {2 * star, 4 * star} <= set(rates)  # the confirmation probes
     assert all(len(p["outcomes"]) == 16 for p in point["probes"])
     assert point["success_low"] <= point["success_rate"] <= point["success_high"]
-    assert point["test_samples"] == frontier.TEST_SAMPLES == 8192
+    assert point["test_samples"] == xt.TEST_SAMPLES == 8192
 
 
 def test_fcn_threshold_counts_parameters_and_needs_more_than_one_unit():
-    point = frontier.fcn_xor(8, seeds=4, seed=0, steps=500)
+    point = xt.fcn_xor(8, seeds=4, seed=0, steps=500)
     assert point["probes"][0]["size"] == 2  # one ReLU unit cannot fit XOR: not probed
     assert point["width_star"] is not None and point["width_star"] >= 2
     assert point["params"] == count(8, point["width_star"]) == point["width_star"] * 10 + 1
@@ -132,7 +129,7 @@ def test_sign_error_reads_its_generators_and_any_input_length():
 def test_transformer_sign_error_skips_only_certified_replicas():
     """A certified error below 1 fixes the sign everywhere: error 0 without sampling."""
     result = run_one_step(OneStepConfig(d=16, m=6, seeds=24, device="cpu"), keep_embeddings=True)
-    errors = frontier.transformer_sign_error(result, samples=2048)
+    errors = xt.transformer_sign_error(result, samples=2048)
     certified = result.certified_error < 1
     assert certified.any() and (~certified).any()
     gamma = QueryHeads(torch.from_numpy(result.embeddings)).weights(
@@ -144,40 +141,15 @@ def test_transformer_sign_error_skips_only_certified_replicas():
     assert (direct[certified] == 0).all()
 
 
-def test_select_thresholds_at_tiny_sizes():
-    fcn = frontier.fcn_select(4, d=1, q=1, seeds=2, width_limit=64, steps=1000)
-    transformer = frontier.transformer_select(4, d=1, q=1, seeds=2, m_limit=64, steps=300)
-    for point, knob in ((fcn, "width_star"), (transformer, "m_star")):
-        assert point[knob] is not None
-        assert point["success_rate"] >= frontier.FCN_TARGET
-    assert transformer["params"] == transformer["m_star"] ** 2
-    assert fcn["params"] == count(4 * 1 + 4, fcn["width_star"], 1)
-    # a theorem (SPEC B4): no trained net reaches the target below the proven width
-    assert fcn["width_star"] >= frontier.fcn_select_bound(4, 1, 1)["width_star"]
-
-
-def test_fcn_select_bound_is_the_first_width_whose_least_loss_reaches_the_target():
-    bound = frontier.fcn_select_bound(16, 2, 1)
-    assert bound == {"T": 16, "width_star": 26, "params": count(16 * 2 + 16, 26, 2)}
+def test_fcn_min_width_is_the_first_width_whose_least_loss_reaches_the_target():
+    width = separation_select.fcn_min_width(16, 2, 1, SELECTION_TARGET)
+    assert width == 26 and separation_select.fcn_params(16, 2, 26) == count(16 * 2 + 16, 26, 2)
     limit = 0.2 * float(uniform_attention_loss(16, 1, 2))
     assert (
         float(fcn_bottleneck_loss(16, 1, 2, 26)) <= limit < float(fcn_bottleneck_loss(16, 1, 2, 25))
     )
-    widths = [frontier.fcn_select_bound(T, 4, 1)["width_star"] for T in (4, 8, 16)]
+    widths = [separation_select.fcn_min_width(T, 4, 1, SELECTION_TARGET) for T in (4, 8, 16)]
     assert all(0.8 * T * 4 <= w <= T * 4 for w, T in zip(widths, (4, 8, 16), strict=True))
-
-
-def test_combine_takes_the_median_group_and_the_range():
-    groups = [
-        {"d": 16, "width_star": w, "params": p, "success_rate": r}
-        for w, p, r in ((5, 91, 1.0), (3, 55, 0.875), (4, 73, 1.0), (3, 55, 1.0))
-    ]
-    point = frontier.combine(groups)
-    assert (point["width_star"], point["params"], point["success_rate"]) == (3, 55, 0.875)
-    assert (point["params_low"], point["params_high"], point["groups"]) == (55, 91, 4)
-    assert frontier.combine(groups[:3])["params"] == 73
-    missed = frontier.combine([*groups, {**groups[0], "width_star": None, "params": None}])
-    assert missed["params"] is None and missed["params_high"] == 91
 
 
 def test_frontier_xor_json_contract(tmp_path):
@@ -198,12 +170,12 @@ def test_frontier_xor_json_contract(tmp_path):
             assert {"d", knob, "params", "success_rate", "seeds"} <= set(p)
             if p[knob] is not None:
                 assert p[f"{knob}_low"] <= p[knob] <= (p[f"{knob}_high"] or math.inf)
-                assert p["params"] == frontier.xor_params(model, p["d"], p[knob])
+                assert p["params"] == xt.params_at(model, p["d"], p[knob])
         assert set(report["fit"][model]["exponent"]) == {"name", "value", "low", "high"}
 
 
 def test_frontier_xor_table_shows_intervals(monkeypatch, tmp_path):
-    summary = frontier.xor_summary(
+    summary = xt.summary(
         [
             {
                 "model": model,
@@ -218,7 +190,7 @@ def test_frontier_xor_table_shows_intervals(monkeypatch, tmp_path):
             for d in (16, 32)
         ]
     )
-    monkeypatch.setattr(frontier, "xor_summary", lambda records: summary)
+    monkeypatch.setattr(xt, "summary", lambda records: summary)
     monkeypatch.setattr(api, "run_experiment", lambda *a, **k: SimpleNamespace(rows=[], records=[]))
     monkeypatch.setenv("COLUMNS", "200")
     code, out, err = attnsep("frontier", "xor", "--d", "16,32", "--store", str(tmp_path / "s"))
@@ -227,14 +199,196 @@ def test_frontier_xor_table_shows_intervals(monkeypatch, tmp_path):
     assert "exponent of params vs d" in out
 
 
+def gapped_xor_summary() -> dict:
+    """A synthetic ``xor_thresholds.summary``: the FCN not run at d = 32, no exponents."""
+
+    def point(d: int, knob: str, value: int) -> dict:
+        bounds = {f"{knob}_low": value, f"{knob}_high": value, "params_low": 2 * value}
+        return {
+            "d": d,
+            knob: value,
+            **bounds,
+            "params": 2 * value,
+            "params_high": None,
+            "success_rate": 0.95,
+        }
+
+    none = {"name": "exponent", "value": None, "low": None, "high": None}
+    return {
+        "transformer": [point(16, "m_star", 3), point(32, "m_star", 4)],
+        "fcn": [point(16, "width_star", 5)],
+        "fit": {"transformer": {"exponent": none}, "fcn": {"exponent": none}},
+    }
+
+
+def test_xor_table_marks_a_size_a_model_did_not_run():
+    table = xor_table(gapped_xor_summary())
+    assert table.rows == (
+        ("16", "3 [3, 3]", "6 [6, inf]", "0.95", "5 [5, 5]", "10 [10, inf]", "0.95"),
+        ("32", "4 [4, 4]", "8 [8, inf]", "0.95", "-", "-", "-"),
+    )
+    assert table.notes == (
+        "exponent of params vs d: transformer exponent = n/a [n/a, n/a], "
+        "FCN exponent = n/a [n/a, n/a]",
+    )
+
+
+def test_frontier_tables_print_brackets_as_text(monkeypatch, tmp_path):
+    """Intervals such as ``[n/a, n/a]`` are printed, not read as rich markup."""
+    monkeypatch.setattr(xt, "summary", lambda records: gapped_xor_summary())
+    monkeypatch.setattr(api, "run_experiment", lambda *a, **k: SimpleNamespace(rows=[], records=[]))
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, err = attnsep("frontier", "xor", "--d", "16,32", "--store", str(tmp_path / "s"))
+    assert code == 0, err
+    assert "transformer exponent = n/a [n/a, n/a], FCN exponent = n/a [n/a, n/a]" in out
+    assert "10 [10, inf]" in out
+
+
+def test_select_table_rows_from_a_summary():
+    def estimate(name: str, value: float, low: float, high: float | None) -> dict:
+        return {"name": name, "value": value, "low": low, "high": high}
+
+    reached = {
+        "m_star": 5,
+        "m_star_low": 4,
+        "m_star_high": 6,
+        "width": 9,
+        "width_low": 8,
+        "width_high": 10,
+        "params": 25,
+        "params_low": 16,
+        "params_high": 36,
+    }
+    missed = {
+        "m_star": None,
+        "m_star_low": 7,
+        "m_star_high": None,
+        "width": None,
+        "width_low": 11,
+        "width_high": None,
+        "params": None,
+        "params_low": 49,
+        "params_high": None,
+    }
+    summary = {
+        "d": 4,
+        "target": 0.2,
+        "transformer": [{"T": 8, "q": 1, **reached}, {"T": 16, "q": 1, **missed}],
+        "fcn": [
+            {"T": 8, "q": 1, "width": 26, "params": 1070},
+            {"T": 16, "q": 1, "width": 52, "params": 4000},
+        ],
+        "fit": [
+            {
+                "q": 1,
+                "transformer": {
+                    "slope_ln_T": estimate("b", 1.5, 1.0, 2.0),
+                    "exponent": estimate("alpha", 0.25, 0.1, None),
+                    "held_out": None,
+                },
+                "fcn": {"exponent": 1.0, "slope": 3.25, "affine": True},
+            }
+        ],
+    }
+    table = select_table(summary)
+    assert table.rows == (
+        ("8", "1", "5 [4, 6]", "9 [8, 10]", "25 [16, 36]", "26", "1070"),
+        ("16", "1", "n/a [7, inf]", "n/a [11, inf]", "n/a [49, inf]", "52", "4000"),
+    )
+    assert len(table.columns) == 7 and "d = 4" in table.title and "0.2 x uniform" in table.title
+    (note,) = table.notes
+    assert "q=1" in note and "b = 1.5 [1, 2]" in note and "alpha = 0.25 [0.1, inf]" in note
+    assert "not tested (needs 3 values of T)" in note and "3.25 per T, exponent 1 (exact)" in note
+
+
+SELECT = ("frontier", "select", "--T", "4,8,16", "--d", "2", "--q", "1,2", "--seeds", "3")
+
+
+@pytest.fixture(scope="module")
+def select_run(tmp_path_factory):
+    """One small real ``frontier select`` into a fresh store: the store and the JSON."""
+    store = tmp_path_factory.mktemp("select") / "s.sqlite"
+    outcome = attnsep(*SELECT, "--store", str(store), "--json")
+    assert outcome.returncode == 0, outcome.stderr
+    return store, outcome.json()
+
+
+def test_frontier_select_stores_its_jobs_and_reads_them_back(select_run, monkeypatch):
+    store, report = select_run
+    rows = Store(store).rows("separation-select")
+    assert len(rows) == 6 and all(r["status"] == "done" for r in rows)  # one job per (T, q)
+
+    def recomputed(*args, **kwargs):
+        raise AssertionError("a stored job was computed again")
+
+    monkeypatch.setattr("attnsep.selection_threshold.population_threshold", recomputed)
+    again = attnsep(*SELECT, "--store", str(store), "--json")
+    assert again.returncode == 0, again.stderr
+    assert again.json() == report
+    assert len(Store(store).rows("separation-select")) == 6
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, err = attnsep(*SELECT, "--store", str(store))
+    assert code == 0, err
+    body = [
+        tuple(cell.strip() for cell in line.split("│")[1:-1])
+        for line in out.splitlines()
+        if line.startswith("│")
+    ]
+    assert body == list(select_table(report).rows)
+
+
+def test_frontier_select_json_is_the_experiments_analysis(select_run):
+    store, report = select_run
+    records = [r for row in Store(store).rows("separation-select") for r in row["records"]]
+    config = separation_select.Config(d=2, T_values=[4, 8, 16], q_values=[1, 2], seeds=3)
+    series = separation_select.analyse(records, config)
+    assert (report["d"], report["target"]) == (2, SELECTION_TARGET)
+    assert sorted(series) == [f["q"] for f in report["fit"]] == [1, 2]
+    for q, s in series.items():
+        points = [p for p in report["transformer"] if p["q"] == q]
+        assert [p["T"] for p in points] == [4, 8, 16]
+        assert [p["width"] for p in points] == s["m"]
+        assert [p["width_low"] for p in points] == s["low"]
+        assert [p["width_high"] for p in points] == s["high"]
+        searched = {r["T"]: r["m_star"] for r in records if r["q"] == q}
+        for p in points:
+            assert p["m_star"] == searched[p["T"]] == p["width"] - 2  # the bisection's answer
+            assert p["m_star_low"] <= p["m_star"] <= p["m_star_high"]
+            squares = (p["m_star"] ** 2, p["m_star_low"] ** 2, p["m_star_high"] ** 2)
+            assert (p["params"], p["params_low"], p["params_high"]) == squares
+        fcn = [f for f in report["fcn"] if f["q"] == q]
+        bound = [separation_select.fcn_min_width(T, 2, q, SELECTION_TARGET) for T in (4, 8, 16)]
+        assert [f["width"] for f in fcn] == s["fcn"] == bound
+        assert all(f["params"] == count(3 * f["T"], f["width"], 2) for f in fcn)
+        fit = next(f for f in report["fit"] if f["q"] == q)
+        assert fit["transformer"]["slope_ln_T"]["value"] == pytest.approx(s["b"][0])
+        assert fit["transformer"]["exponent"]["low"] == pytest.approx(s["alpha"][1])
+        assert fit["transformer"]["held_out"] == s["comparison"]["decided"]
+        assert fit["fcn"]["affine"] == s["fcn_growth"]["affine"]
+
+
+def test_frontier_select_failed_job_is_one_error_line(monkeypatch, tmp_path):
+    def diverged(*args, **kwargs):
+        raise RuntimeError("solver diverged")
+
+    monkeypatch.setattr("attnsep.selection_threshold.population_threshold", diverged)
+    store = str(tmp_path / "s.sqlite")
+    code, out, err = attnsep("frontier", "select", "--T", "4,8,16", "--store", store)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "a job failed (RuntimeError: solver diverged)" in err
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
         (["xor", "--d", "32,16"], "increasing"),
         (["xor", "--d", "16,x"], "comma-separated integers"),
         (["xor", "--seeds", "0"], "seeds must be an integer >= 1"),
-        (["select", "--groups", "0"], "groups must be an integer >= 1"),
-        (["select", "--T", "4,8", "--q", "5"], "q must be <= every T"),
+        (["select", "--T", "4,8", "--q", "5"], "--q must be < every T, got q=5 and T=4"),
+        (["select", "--T", "4,8", "--q", "4"], "--q must be < every T"),
+        (["select", "--q", "2,1"], "--q must be increasing"),
+        (["select", "--T", "8,x"], "--T must be comma-separated integers >= 2"),
+        (["select", "--seeds", "0"], "seeds must be an integer >= 1"),
     ],
 )
 def test_frontier_bad_input(args, needle):

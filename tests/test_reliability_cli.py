@@ -160,9 +160,14 @@ ROWS = [
     row("frontier select --T 1", "--T", "'1'"),
     row("frontier select --T 8,,16", "--T", "'8,,16'"),
     row("frontier select --T 8,16 --q 9", "q=9", "T=8"),
+    row("frontier select --T 8,16 --q 8", "q=8", "T=8"),
     row("frontier select --d 0", "d must", "got 0"),
-    row("frontier select --q 0", "q must", "got 0"),
+    row("frontier select --q 0", "--q", "'0'"),
+    row("frontier select --q 2,1", "--q", "'2,1'"),
     row("frontier select --seeds 0", "seeds", "got 0"),
+    row("frontier select --seed -1", "seed", "got -1"),
+    row("frontier select --store afile/s.sqlite", "afile"),
+    row("frontier xor --store afile/s.sqlite", "afile"),
     # ------------------------------------------------------------ sweep
     row(f"sweep bogus --store s.sqlite {FAST}", "experiment", "'bogus'"),
     row("sweep one-step --executor bogus --store s.sqlite", "'bogus'"),
@@ -306,7 +311,6 @@ def install_guards(monkeypatch) -> None:
         "attnsep.cli.fcn.train_xor",
         "attnsep.cli.fcn.train_selection",
         "attnsep.api.run_experiment",
-        "attnsep.frontier.select_frontier",
         "attnsep.cli.engine.run_sweep",
     ):
         monkeypatch.setattr(target, guard_for(target))

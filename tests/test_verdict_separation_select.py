@@ -8,8 +8,8 @@ import math
 
 import numpy as np
 
-from attnsep import frontier
 from attnsep import selection_threshold as sel
+from attnsep.configs import SELECTION_TARGET
 from attnsep.experiments import separation_select
 from attnsep.metrics import stats
 from attnsep.search import smallest_passing
@@ -25,7 +25,7 @@ def records(law, Ts, qs=(1, 2, 4), seeds=32, spread=(0.8, 1.0)):
         for T in Ts:
             need = np.ceil(law(T, q) * np.random.default_rng(0).uniform(*spread, seeds))
             m, probes = smallest_passing(lambda w, n=need: n <= w, sel.RATE, 2, 1 << 16)
-            fcn = frontier.fcn_select_bound(T, D, q)["width_star"]
+            fcn = separation_select.fcn_min_width(T, D, q, SELECTION_TARGET)
             rows = [{**p.as_record(), "steps": [1], "rules": ["plateau"]} for p in probes]
             out.append({"T": T, "q": q, "d": D, "m_star": m, "probes": rows, "fcn_width": fcn})
     return out
@@ -60,7 +60,7 @@ def test_too_few_sizes_is_inconclusive():
 
 def test_fcn_bound_grows_exactly_linearly():
     Ts = [8, 16, 32, 64, 128, 256]
-    widths = [frontier.fcn_select_bound(T, D, 2)["width_star"] for T in Ts]
+    widths = [separation_select.fcn_min_width(T, D, 2, SELECTION_TARGET) for T in Ts]
     growth = separation_select.fcn_growth(Ts, widths)
     assert growth["affine"] and abs(growth["slope"] - 0.8 * D) < 0.05
     assert not separation_select.fcn_growth(Ts, [T * T for T in Ts])["affine"]

@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from attnsep import frontier
 from attnsep.experiments import separation_xor
+from attnsep.experiments import xor_thresholds as xt
 from attnsep.metrics import stats
 from attnsep.models.mlp import count
 from attnsep.search import smallest_passing
@@ -30,15 +30,15 @@ def record(model, d, law, seeds=64, spread=(0.8, 1.0), never=0.0, seed=0):
     def evaluate(size):
         return need <= size
 
-    star, probes = smallest_passing(evaluate, frontier.TARGET, 2, 4096)
+    star, probes = smallest_passing(evaluate, xt.TARGET, 2, 4096)
     if model == "transformer":
-        probes = frontier._confirm(evaluate, star, probes, 4096)
+        probes = xt.confirm(evaluate, star, probes, 4096)
     at = next(p for p in probes if p.size == star) if star is not None else probes[-1]
     low, high = stats.wilson(at.successes, at.trials)
     return {
         "model": model,
         "d": d,
-        frontier.XOR_KNOBS[model]: star,
+        xt.KNOBS[model]: star,
         "success_rate": at.rate,
         "success_low": low,
         "success_high": high,
@@ -120,7 +120,7 @@ def test_a_size_never_reached_is_inconclusive():
     """No threshold within the knob limit: no exponent (a draw without one counts +inf)."""
     recs = records(polylog, fcn_width, sizes=[16, 32, 64])
     recs[0] = record("transformer", 16, polylog, never=0.5)
-    t = frontier.xor_frontier_of(recs, "transformer")
+    t = xt.frontier_of(recs, "transformer")
     assert t.points[0]["m_star"] is None and t.points[0]["params_high"] is None
     value, low, high = t.exponent()
     assert math.isnan(value) and math.isinf(high)
@@ -132,15 +132,15 @@ def test_a_size_never_reached_is_inconclusive():
 def test_bootstrap_points_replay_the_search_and_count_parameters():
     recs = records(polylog, fcn_width, sizes=[16, 64], spread=(0.5, 1.5))
     for model in ("transformer", "fcn"):
-        f = frontier.xor_frontier_of(recs, model)
-        knob = frontier.XOR_KNOBS[model]
+        f = xt.frontier_of(recs, model)
+        knob = xt.KNOBS[model]
         assert f.draws.shape == (stats.RESAMPLES, 2)
         for p, r, column in zip(
             f.points, [x for x in recs if x["model"] == model], f.draws.T, strict=True
         ):
             assert p[knob] == r[knob]  # the point is the search's answer
             assert p[f"{knob}_low"] <= p[knob] <= p[f"{knob}_high"]
-            assert p["params"] == frontier.xor_params(model, p["d"], p[knob])
+            assert p["params"] == xt.params_at(model, p["d"], p[knob])
             assert p["params_low"] == pytest.approx(stats.interval(column)[0])
             assert p["seeds"] == 64
 
@@ -148,7 +148,7 @@ def test_bootstrap_points_replay_the_search_and_count_parameters():
 def test_draws_are_paired_across_sizes():
     """Replica ``e`` shares its streams at every ``d``: the same resampled replicas."""
     recs = records(polylog, fcn_width, sizes=[16, 64], spread=(0.5, 1.5))
-    a = frontier.xor_frontier_of(recs, "transformer").draws
+    a = xt.frontier_of(recs, "transformer").draws
     knob_16 = np.array(a[:, 0]) / 2
     knob_64 = np.array(a[:, 1]) / 2
     ratio = polylog(64) / polylog(16)  # the same replicas give knobs in a near-fixed ratio

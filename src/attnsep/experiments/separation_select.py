@@ -4,7 +4,7 @@ against the FCN's proven minimum first-layer width, each with its fitted law (SP
 The transformer side reuses B5.2's machinery (``selection_threshold.trained_threshold``:
 bisection on ``m_p``, each probe trained to convergence, per-replica outcomes stored); its width
 ``d + m_p*`` is fitted by ``a + b ln T`` against ``c T^alpha`` (``alpha >= 0.3``) per ``q``. The
-FCN side is the theorem (``frontier.fcn_select_bound``, SPEC B4): any FCN on ``[vec X ; 1_y]``
+FCN side is the theorem (``fcn_min_width``, SPEC B4): any FCN on ``[vec X ; 1_y]``
 reaching the target needs first-layer width ``>= ceil(0.8 T d + 0.2 d)`` at target 0.2 — exact,
 so it carries no interval; its growth is checked exactly (affine in ``T`` to within the
 rounding) and its power exponent is reported. Trained FCNs are B5.4's subject (they sit on the
@@ -14,6 +14,7 @@ bound at small sizes) and are not trained here.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -69,15 +70,31 @@ def split(config: Config) -> list[Config]:
     ]
 
 
-def run(config: Config) -> list[Record]:
-    from .. import frontier
+def fcn_min_width(T: int, d: int, q: int, target: float) -> int:
+    """The smallest first-layer width any FCN on ``[vec X ; 1_y]`` needs to reach ``target`` x
+    the uniform loss, proven (SPEC B4): a width-``w`` net sees ``y`` and ``w`` linear
+    functionals of ``vec X``, whose least loss is ``fcn_bottleneck_loss``; exact arithmetic."""
+    from ..exact.selection import fcn_bottleneck_loss, uniform_attention_loss
 
+    limit = uniform_attention_loss(T, q, d) * Fraction(target)
+    return next(w for w in range(T * d + 1) if fcn_bottleneck_loss(T, q, d, w) <= limit)
+
+
+def fcn_params(T: int, d: int, width: int) -> int:
+    """Trainable parameters of the two-layer FCN of first-layer ``width`` on ``[vec X ; 1_y]``
+    (``Td + T`` inputs, ``d`` outputs)."""
+    from ..models.mlp import count
+
+    return count(T * d + T, width, d)
+
+
+def run(config: Config) -> list[Record]:
     out = []
     for q in config.q_values:
         for T in config.T_values:
             record = config.threshold(T, q, config.d)
-            fcn = frontier.fcn_select_bound(T, config.d, q, config.target)
-            out.append({**record, "fcn_width": fcn["width_star"]})
+            fcn = fcn_min_width(T, config.d, q, config.target)
+            out.append({**record, "fcn_width": fcn})
     return out
 
 
@@ -101,6 +118,53 @@ def analyse(records: list[Record], config: Config) -> dict[int, dict[str, Any]]:
         s["fcn"] = [r["fcn_width"] for r in rows]
         s["fcn_growth"] = fcn_growth([r["T"] for r in rows], s["fcn"])
         out[q] = s
+    return out
+
+
+def _transformer_point(T: int, q: int, d: int, width: tuple[float, float, float]) -> dict:
+    """``m_p* = width - d``, the width and the parameters ``m_p*^2``, each with its interval
+    (``width`` is ``(value, low, high)``); ``None`` for ``inf`` (not reached)."""
+    m_star = [w - d for w in width]
+    out: dict[str, Any] = {"T": T, "q": q}
+    for key, values in (("m_star", m_star), ("width", width), ("params", [m * m for m in m_star])):
+        for suffix, x in zip(("", "_low", "_high"), values, strict=True):
+            out[key + suffix] = int(x) if math.isfinite(x) else None
+    return out
+
+
+def summary(records: list[Record], config: Config) -> dict[str, Any]:
+    """``analyse`` as plain JSON, ``{"d", "target", "transformer", "fcn", "fit"}``: per
+    ``(T, q)`` the transformer's ``m_p*``, its width ``d + m_p*`` and its trained parameters
+    ``m_p*^2`` (the position block), each with its bootstrap 95% interval; the FCN's proven
+    minimum first-layer width and its parameters (exact); per ``q`` the fitted slope ``b`` in
+    ``ln T`` and exponent ``alpha`` of ``d + m_p*``, the held-out decision between the two
+    laws (``None`` with fewer than 3 ``T``'s), and the FCN bound's growth."""
+    d = config.d
+    out: dict[str, Any] = {"d": d, "target": config.target, "transformer": [], "fcn": []}
+    out["fit"] = []
+    for q, s in analyse(records, config).items():
+        columns = zip(s["T"], s["m"], s["low"], s["high"], s["fcn"], strict=True)
+        for T, width, low, high, fcn in columns:
+            out["transformer"].append(_transformer_point(int(T), q, d, (width, low, high)))
+            out["fcn"].append(
+                {"T": int(T), "q": q, "width": fcn, "params": fcn_params(int(T), d, fcn)}
+            )
+        g = s["fcn_growth"]
+        out["fit"].append(
+            {
+                "q": q,
+                "transformer": {
+                    "slope_ln_T": stats.estimate("b", *s["b"]),
+                    "exponent": stats.estimate("alpha", *s["alpha"]),
+                    "held_out": None if s["comparison"] is None else s["comparison"]["decided"],
+                },
+                "fcn": {
+                    "exponent": stats.finite_or_none(g["alpha"]),
+                    "slope": stats.finite_or_none(g["slope"]),
+                    "affine": g["affine"],
+                },
+            }
+        )
     return out
 
 

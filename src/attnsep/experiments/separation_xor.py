@@ -1,11 +1,11 @@
 """A7.6 / Part D — FFNNs need Omega(d) parameters, the one-step transformer polylog(d).
 
-For each ``d``, each model's threshold (``frontier.transformer_xor``, ``frontier.fcn_xor``):
+For each ``d``, each model's threshold (``xor_thresholds.transformer_xor`` and ``fcn_xor``):
 the smallest knob (``m`` for the transformer, ``2m`` parameters; the hidden width for the
 two-layer ReLU net, ``width (d + 2) + 1`` parameters) at which at least 90% of the replicas
 reach test sign error <= 1% on fresh samples. Thresholds, parameter counts and the power-law
 exponents of parameters vs ``d`` carry bootstrap intervals over the replicas
-(``frontier.XorFrontier``).
+(``xor_thresholds.XorFrontier``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from . import plotting
 from .base import Device, Experiment, ExperimentConfig, InputLength, Record, register
 
 if TYPE_CHECKING:
-    from .. import frontier
+    from .xor_thresholds import XorFrontier
 
 FCN_MIN_EXPONENT = 0.8
 TRANSFORMER_MAX_EXPONENT = 0.25
@@ -71,13 +71,13 @@ def split(config: Config) -> list[Config]:
 
 
 def run(config: Config) -> list[Record]:
-    from .. import frontier
+    from . import xor_thresholds as xt
 
     transformer = [
         {
             "model": "transformer",
             "seed": config.seed,
-            **frontier.transformer_xor(d, config.seeds, config.seed, device=config.device),
+            **xt.transformer_xor(d, config.seeds, config.seed, device=config.device),
         }
         for d in config.d_values
     ]
@@ -85,7 +85,7 @@ def run(config: Config) -> list[Record]:
         {
             "model": "fcn",
             "seed": config.seed,
-            **frontier.fcn_xor(
+            **xt.fcn_xor(
                 d, config.seeds, config.seed, steps=config.fcn_steps, device=config.device
             ),
         }
@@ -102,10 +102,10 @@ def _bars(values: list, lows: list, highs: list) -> np.ndarray:
 
 
 def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
-    from .. import frontier
+    from . import xor_thresholds as xt
 
     path = out / "separation_xor.png"
-    fits = {m: frontier.xor_frontier_of(records, m) for m in frontier.XOR_KNOBS}
+    fits = {m: xt.frontier_of(records, m) for m in xt.KNOBS}
     with plotting.figure(path, ncols=2, width=5.5, height=4.5) as (_, (ax, wx)):
         for model, f in fits.items():
             rows = [p for p in f.points if p["params"] is not None]
@@ -147,10 +147,8 @@ def _num(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def _estimates(f: frontier.XorFrontier) -> list[dict]:
-    from .. import frontier
-
-    knob = frontier.XOR_KNOBS[f.model]
+def _estimates(f: XorFrontier) -> list[dict]:
+    knob = f.knob
     out = []
     for p in f.points:
         at = f"{f.model} d={p['d']}"
@@ -169,10 +167,8 @@ def _estimates(f: frontier.XorFrontier) -> list[dict]:
     return out
 
 
-def _table(f: frontier.XorFrontier) -> str:
-    from .. import frontier
-
-    knob = frontier.XOR_KNOBS[f.model]
+def _table(f: XorFrontier) -> str:
+    knob = f.knob
     return "; ".join(
         f"d={p['d']}: {knob}={stats.fmt_interval(p[knob], p[f'{knob}_low'], _up(p, knob), 6)}, "
         f"params={stats.fmt_interval(p['params'], p['params_low'], _up(p, 'params'), 6)}"
@@ -186,7 +182,7 @@ def _up(point: dict, key: str) -> float:
     return math.inf if high is None else high
 
 
-def _first_layer(fcn: frontier.XorFrontier) -> str:
+def _first_layer(fcn: XorFrontier) -> str:
     rows = [p for p in fcn.points if p["width_star"] is not None]
     if not rows:
         return "the FCN never reached the target"
@@ -202,10 +198,10 @@ def _first_layer(fcn: frontier.XorFrontier) -> str:
 
 
 def verdict(records: list[Record], config: Config) -> dict:
-    from .. import frontier
+    from . import xor_thresholds as xt
 
-    t = frontier.xor_frontier_of(records, "transformer")
-    f = frontier.xor_frontier_of(records, "fcn")
+    t = xt.frontier_of(records, "transformer")
+    f = xt.frontier_of(records, "fcn")
     (tv, tlo, thi), (fv, flo, fhi) = t.exponent(), f.exponent()
     measured = (
         f"transformer (threshold m*, params 2m): {_table(t)}. FCN (threshold width*, params "
@@ -221,10 +217,7 @@ def verdict(records: list[Record], config: Config) -> dict:
     )
     sizes = sorted({*t.sizes, *f.sizes})
     missing = [
-        f"the {m.model} at d={p['d']}"
-        for m in (t, f)
-        for p in m.points
-        if p[frontier.XOR_KNOBS[m.model]] is None
+        f"the {m.model} at d={p['d']}" for m in (t, f) for p in m.points if p[m.knob] is None
     ]
     if len(t.sizes) < 2 or len(f.sizes) < 2:
         verdict_, reason = stats.INCONCLUSIVE, "each model needs at least two sizes d for a fit."

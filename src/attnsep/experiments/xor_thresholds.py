@@ -1,0 +1,229 @@
+"""Sparse XOR: each model's threshold per ``d`` and its bootstrap over replicas (SPEC A7.6, D).
+
+A threshold search (doubling, then bisection; ``search.smallest_passing``) finds the smallest
+knob whose success rate over the replicas reaches ``TARGET``: ``m`` for the one-step
+transformer (``2m`` trainable parameters), the hidden width for the two-layer ReLU net
+(``width (d + 2) + 1`` parameters). One success definition for both: test sign error
+``<= SIGN_TOL`` on ``TEST_SAMPLES`` fresh samples. Every probe keeps each replica's outcome,
+so thresholds, parameter counts and power-law exponents get bootstrap intervals over the
+replicas (``XorFrontier``). The ``separation-xor`` experiment runs and judges these.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from ..configs import XorFCNConfig, default
+from ..metrics.parity import sign_error
+from ..metrics.stats import POWER, estimate, exponent_draws, interval, threshold_draws, wilson
+from ..models.mlp import count
+from ..models.query_heads import QueryHeads
+from ..one_step import OneStepConfig, OneStepResult, run_one_step
+from ..rng import generator
+from ..search import Probe, probe_matrix, smallest_passing
+from ..train.fcn import train_xor
+
+TARGET = 0.9
+"""A size's threshold is the smallest knob whose success rate reaches this (SPEC Part D)."""
+SIGN_TOL = default(XorFCNConfig, "success_tol")
+"""A replica succeeds when its test sign error is at most this (0.01)."""
+TEST_SAMPLES = default(XorFCNConfig, "test_samples")
+"""Fresh test samples per replica for the sign error, both models (8192, the FCN's test)."""
+BOOTSTRAP_SEED = 0
+KNOBS = {"transformer": "m_star", "fcn": "width_star"}
+"""Each model's threshold knob, as its records name it."""
+
+
+def _point(d: int, knob: str, star: int | None, params: int | None, probes: list[Probe]) -> dict:
+    at_star = next((p for p in probes if p.size == star), None)
+    low, high = (None, None) if at_star is None else wilson(at_star.successes, at_star.trials)
+    return {
+        "d": d,
+        knob: star,
+        "params": params,
+        "success_rate": None if at_star is None else at_star.rate,
+        "success_low": low,
+        "success_high": high,
+        "collapse_rate": None,
+        "probes": [p.as_record() for p in probes],
+    }
+
+
+def confirm(
+    evaluate: Callable[[int], np.ndarray], star: int | None, probes: list[Probe], limit: int
+) -> list[Probe]:
+    """The search's probes plus ``2 star`` and ``4 star`` (up to ``limit``): a bootstrap draw
+    that fails at ``star`` then finds its threshold above instead of reading "not reached"."""
+    if star is None:
+        return probes
+    done = {p.size for p in probes}
+    extra = [
+        Probe(size, tuple(bool(o) for o in evaluate(size)))
+        for size in (2 * star, 4 * star)
+        if size <= limit and size not in done
+    ]
+    return sorted(probes + extra, key=lambda p: p.size)
+
+
+def transformer_sign_error(result: OneStepResult, samples: int = TEST_SAMPLES) -> np.ndarray:
+    """Each replica's test sign error after its step (SPEC A7.6), on ``samples`` fresh inputs
+    from its own stream ``(seed, e, "one-step-test")``. Needs the kept embeddings. A replica
+    whose certified error (SPEC A6) is below 1 has ``sign f(x) = y`` on every input of the
+    cube, so its error is 0 without sampling."""
+    config = result.config
+    errors = np.zeros(config.seeds)
+    todo = np.flatnonzero(result.certified_error >= 1)
+    if todo.size:
+        model = QueryHeads(torch.from_numpy(result.embeddings[todo]), config.attention, config.sign)
+        gamma = model.weights(torch.from_numpy(result.theta_after[todo]))
+        gens = [generator(config.seed, int(e), "one-step-test") for e in todo]
+        support = torch.from_numpy(result.support[todo])
+        errors[todo] = sign_error(gamma, support, config.sign, samples, gens).numpy()
+    return errors
+
+
+def transformer_xor(
+    d: int,
+    seeds: int,
+    seed: int = 0,
+    m_limit: int = 512,
+    device: str = "cpu",
+    test_samples: int = TEST_SAMPLES,
+) -> dict[str, Any]:
+    """Smallest ``m`` at which a ``TARGET`` share of the replicas reach test sign error
+    ``<= SIGN_TOL`` after one population step (SPEC A7.6); probes ``2 m*`` and ``4 m*`` too."""
+    collapse: dict[int, float] = {}
+
+    def evaluate(m: int) -> np.ndarray:
+        config = OneStepConfig(d=d, m=m, seeds=seeds, seed=seed, device=device)
+        result = run_one_step(config, keep_embeddings=True)
+        collapse[m] = float(result.collapsed.mean())
+        return transformer_sign_error(result, test_samples) <= SIGN_TOL
+
+    star, probes = smallest_passing(evaluate, TARGET, 2, m_limit)
+    probes = confirm(evaluate, star, probes, m_limit)
+    params = None if star is None else QueryHeads.trainable_params(2, star)
+    point = _point(d, "m_star", star, params, probes)
+    point["collapse_rate"] = collapse[star if star is not None else max(collapse)]
+    return {**point, "test_samples": test_samples}
+
+
+def fcn_xor(
+    d: int,
+    seeds: int,
+    seed: int = 0,
+    width_limit: int = 4096,
+    test_samples: int = TEST_SAMPLES,
+    **train: Any,
+) -> dict[str, Any]:
+    """Smallest hidden width at which a ``TARGET`` share of the SGD-trained two-layer ReLU nets
+    reach test sign error ``<= SIGN_TOL`` (SPEC A7.6). The search starts at width 2: one ReLU
+    unit's sign is a halfspace of ``x``, which errs on at least a quarter of the inputs."""
+
+    def evaluate(width: int) -> np.ndarray:
+        config = XorFCNConfig(
+            d=d,
+            width=width,
+            replicas=seeds,
+            seed=seed,
+            test_samples=test_samples,
+            success_tol=SIGN_TOL,
+            **train,
+        )
+        return train_xor(config).success.numpy()
+
+    star, probes = smallest_passing(evaluate, TARGET, 2, width_limit)
+    point = _point(d, "width_star", star, None if star is None else count(d, star), probes)
+    return {**point, "test_samples": test_samples}
+
+
+def params_at(model: str, d: int, knob: float) -> float:
+    """Trainable parameters at a knob value: ``2m`` (transformer), ``width (d + 2) + 1`` (FCN);
+    ``inf`` for a threshold never reached."""
+    if not math.isfinite(knob):
+        return math.inf
+    if model == "transformer":
+        return float(QueryHeads.trainable_params(2, int(knob)))
+    return float(count(d, int(knob)))
+
+
+@dataclass(frozen=True)
+class XorFrontier:
+    """One model's thresholds over ``d`` with bootstrap intervals (SPEC Part D): ``points``
+    (plain JSON, one per ``d``) and ``draws``, the parameters needed in each bootstrap draw
+    (``resamples x sizes``). Every size resamples replica indices with the same seed: replica
+    ``e`` has the same streams at every ``d``, so the draws are paired across sizes."""
+
+    model: str
+    points: list[dict[str, Any]]
+    draws: np.ndarray
+
+    @property
+    def knob(self) -> str:
+        """The threshold's key in ``points``: ``m_star`` or ``width_star``."""
+        return KNOBS[self.model]
+
+    @property
+    def sizes(self) -> list[int]:
+        return [p["d"] for p in self.points]
+
+    def exponent(self) -> tuple[float, float, float]:
+        """``alpha`` of ``params = c d^alpha`` and its bootstrap interval (``nan`` / ``inf``
+        where a threshold is not reached); ``nan`` everywhere with fewer than two sizes."""
+        if len(self.points) < 2:
+            return math.nan, math.nan, math.nan
+        params = [math.inf if p["params"] is None else p["params"] for p in self.points]
+        low, high = interval(exponent_draws(POWER, self.sizes, self.draws))
+        return POWER.fit(self.sizes, params)[1], low, high
+
+
+def _finite(x: float) -> int | None:
+    """A knob value or parameter count (integers) as JSON; ``None`` for ``inf``."""
+    return int(x) if math.isfinite(x) else None
+
+
+def frontier_of(records: list[dict[str, Any]], model: str) -> XorFrontier:
+    """``model``'s records (one per ``d``, probes with per-replica outcomes) -> thresholds,
+    parameters and their bootstrap intervals (``stats.threshold_draws``), sorted by ``d``."""
+    knob = KNOBS[model]
+    rows = sorted((r for r in records if r["model"] == model), key=lambda r: r["d"])
+    points, columns = [], []
+    for r in rows:
+        sizes, outcomes = probe_matrix(r["probes"])
+        star, draws = threshold_draws(sizes, outcomes, TARGET, seed=BOOTSTRAP_SEED)
+        low, high = interval(draws)
+        cache = {k: params_at(model, r["d"], k) for k in {*draws.tolist(), star, low, high}}
+        columns.append(np.array([cache[k] for k in draws.tolist()]))
+        points.append(
+            {
+                "d": r["d"],
+                knob: _finite(star),
+                f"{knob}_low": _finite(low),
+                f"{knob}_high": _finite(high),
+                "params": _finite(cache[star]),
+                "params_low": _finite(cache[low]),
+                "params_high": _finite(cache[high]),
+                "seeds": len(outcomes),
+                **{k: r[k] for k in ("success_rate", "success_low", "success_high")},
+                "collapse_rate": r["collapse_rate"],
+            }
+        )
+    draws = np.column_stack(columns) if columns else np.empty((0, 0))
+    return XorFrontier(model, points, draws)
+
+
+def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """``{"transformer": [...], "fcn": [...], "fit": {...}}``: per-``d`` thresholds and
+    parameters with bootstrap intervals, and each model's power-law exponent (plain JSON)."""
+    out: dict[str, Any] = {"fit": {}}
+    for model in KNOBS:
+        f = frontier_of(records, model)
+        out[model] = f.points
+        out["fit"][model] = {"exponent": estimate("exponent", *f.exponent())}
+    return out
