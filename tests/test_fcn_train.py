@@ -1,4 +1,5 @@
-"""FCN training (SPEC A7.6, B4, B5.4): replica independence, XOR success, the selection floor."""
+"""FCN training (SPEC A7.6, B4, B5.4): one loop for both tasks, replica independence, the
+task's sampler, XOR success, the selection floor."""
 
 from __future__ import annotations
 
@@ -7,15 +8,18 @@ from fractions import Fraction
 import pytest
 import torch
 
+from attnsep.configs import default_xor_lr
 from attnsep.exact import selection as exact_selection
+from attnsep.rng import generator
+from attnsep.tasks.parity import SparseParity
 from attnsep.tasks.selection import TokenSelection, sts
 from attnsep.train.fcn import (
     Diverged,
     SelectionFCNConfig,
     XorFCNConfig,
-    cube_samples,
-    default_xor_lr,
+    loop,
     selection_features,
+    train,
     train_selection,
     train_xor,
 )
@@ -57,13 +61,48 @@ def test_xor_odd_sizes_agree_to_rounding() -> None:
             torch.testing.assert_close(p[e], q[0], rtol=1e-9, atol=1e-12)
 
 
-def test_selection_replica_is_independent_of_the_ensemble() -> None:
+@pytest.mark.parametrize("samples", [None, 100])
+def test_selection_replica_is_independent_of_the_ensemble(samples: int | None) -> None:
     options = {"d": 2, "T": 4, "q": 2, "width": 5, "steps": 60, "batch": 64, "eval_samples": 64}
-    full = train_selection(SelectionFCNConfig(replicas=3, **options))
+    full = train_selection(SelectionFCNConfig(replicas=3, samples=samples, **options))
     for e in range(3):
-        one = train_selection(SelectionFCNConfig(replicas=1, first_replica=e, **options))
+        one = train_selection(
+            SelectionFCNConfig(replicas=1, first_replica=e, samples=samples, **options)
+        )
         assert _same_replica(full, one, e)
         assert full.loss[e] == one.loss[0] and full.stderr[e] == one.stderr[0]
+
+
+def test_chunks_by_first_replica_equal_the_whole_run() -> None:
+    """Replicas 0..3 as chunks ``[0, 1]`` and ``[2, 3]``: the same nets and results."""
+    options = {"d": 16, "width": 6, "noise": 0.05, "steps": 300, "test_samples": 512}
+    full = train_xor(XorFCNConfig(replicas=4, **options))
+    chunks = [train_xor(XorFCNConfig(replicas=2, first_replica=f, **options)) for f in (0, 2)]
+    for name in ("support", "test_error", "test_loss", "steps_run"):
+        assert torch.equal(getattr(full, name), torch.cat([getattr(c, name) for c in chunks]))
+    for p, *qs in zip(
+        full.model.parameters(), *(c.model.parameters() for c in chunks), strict=True
+    ):
+        assert torch.equal(p, torch.cat(qs))
+
+
+def test_both_tasks_run_through_one_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``train_xor`` and ``train_selection`` are :func:`train`, and each run is one call of the
+    shared :func:`loop.fit` with the task's net sizes."""
+    assert train_xor is train and train_selection is train
+    seen = []
+
+    def spy(model, task, cfg):
+        seen.append((type(cfg).__name__, task.inputs, task.outputs, task.done is not None))
+        return fit(model, task, cfg)
+
+    fit = loop.fit
+    monkeypatch.setattr(loop, "fit", spy)
+    train(XorFCNConfig(d=12, width=3, replicas=2, steps=50, test_samples=64))
+    train(SelectionFCNConfig(d=2, T=4, q=2, width=3, replicas=2, steps=5, eval_samples=16))
+    assert seen == [("XorFCNConfig", 12, 1, True), ("SelectionFCNConfig", 4 * 2 + 4, 2, False)]
+    with pytest.raises(TypeError, match="XorFCNConfig or SelectionFCNConfig, got dict"):
+        train({"d": 12})
 
 
 def test_early_stop_keeps_the_weights_of_the_stopping_step() -> None:
@@ -129,15 +168,39 @@ def test_selection_features_and_target() -> None:
     torch.testing.assert_close(sts(data.X, data.y).reshape(8, 3), manual)
 
 
-def test_cube_samples_are_uniform_signs() -> None:
-    gens = [torch.Generator().manual_seed(s) for s in range(2)]
-    x = cube_samples(gens, 4000, 13)
+def test_task_sampler_draws_uniform_signs_and_flips() -> None:
+    """:meth:`SparseParity.draw`: ``±1`` with mean and pairwise products within 4 standard
+    errors of 0, flips at the noise rate, replica ``e`` from ``gens[e]`` alone, and a prefix
+    (``rows``) of the same draw."""
+    task = SparseParity(13, 2, -1, 0.1)
+    support = task.supports(0, 2)
+    gens = [generator(0, e, "check") for e in range(2)]
+    x, y = task.draw(support, gens, 4000)
     assert x.shape == (2, 4000, 13) and x.dtype == torch.float64
     assert bool((x.abs() == 1).all())
-    assert float(x.mean().abs()) < 0.02
-    assert float((x[:, :, 0] * x[:, :, 1]).mean().abs()) < 0.05
-    again = cube_samples([torch.Generator().manual_seed(1)], 4000, 13)
-    assert torch.equal(again[0], x[1])
+    assert float(x.mean().abs()) < 4 / x.numel() ** 0.5
+    pairs = x[:, :, :-1] * x[:, :, 1:]
+    assert float(pairs.mean().abs()) < 4 / pairs.numel() ** 0.5
+    flipped = (y != task.labels(x, support)).double().mean()
+    assert abs(float(flipped) - 0.1) < 4 * (0.1 * 0.9 / y.numel()) ** 0.5
+    alone = task.draw(support[1:], [generator(0, 1, "check")], 4000)
+    assert torch.equal(alone[0][0], x[1]) and torch.equal(alone[1][0], y[1])
+    prefix = task.draw(support, [generator(0, e, "check") for e in range(2)], 4000, rows=100)
+    assert torch.equal(prefix[0], x[:, :100]) and torch.equal(prefix[1], y[:, :100])
+
+
+@pytest.mark.parametrize("samples", [None, 200])
+def test_xor_sets_come_from_the_task_sampler(samples: int | None) -> None:
+    """The test set is :meth:`SparseParity.draw` on streams ``(seed, e, "fcn-test")``: the
+    result's test error and loss are recomputed from it exactly."""
+    cfg = XorFCNConfig(d=16, width=4, replicas=2, steps=100, samples=samples, test_samples=300)
+    result = train_xor(cfg)
+    gens = [generator(cfg.seed, e, "fcn-test") for e in range(2)]
+    x, y = cfg.task.draw(result.support, gens, cfg.test_samples)
+    f = result.model(x).squeeze(-1)
+    wrong = (torch.sign(f) != cfg.task.labels(x, result.support)).double().mean(dim=1)
+    assert torch.equal(result.test_error, wrong)
+    torch.testing.assert_close(result.test_loss, (f - y).pow(2).mean(dim=1), rtol=1e-12, atol=0)
 
 
 def test_divergence_is_a_clear_error() -> None:

@@ -354,7 +354,8 @@ class SelectionTrainConfig(LibraryConfig):
 
 SGD_LR, SGD_LR_TIMES_WIDTH, FCN_ADAM_LR = 0.1, 25.0, 1e-2
 """XOR defaults: SGD at ``min(SGD_LR, SGD_LR_TIMES_WIDTH / width)``, Adam at ``FCN_ADAM_LR``
-(``train.fcn``'s module docstring)."""
+(``train.fcn.xor``'s module docstring)."""
+Optimizer = Annotated[Literal["adam", "sgd"], Field(description="Optimizer.")]
 
 
 def default_xor_lr(optimizer: str, width: int) -> float:
@@ -363,7 +364,8 @@ def default_xor_lr(optimizer: str, width: int) -> float:
 
 
 class FCNConfig(LibraryConfig):
-    """What the fully-connected baselines share (``train.fcn``, SPEC A7.6, B5.4)."""
+    """What the fully-connected baselines share (``train.fcn``, SPEC A7.6, B5.4); a task's
+    config adds its own fields, the defaults that differ, ``task`` and ``rate``."""
 
     width: Count = Field(description="Hidden width.")
     depth: Count = Field(1, description="Hidden layers.")
@@ -372,7 +374,7 @@ class FCNConfig(LibraryConfig):
     seed: Seed = 0
     steps: Count = Field(description="Training steps.")
     batch: Count = Field(256, description="Samples per step.")
-    optimizer: Literal["adam", "sgd"] = Field(description="Optimizer.")
+    optimizer: Optimizer
     samples: int | None = Field(
         None, ge=1, description="None: fresh samples every step; n: one fixed set of n."
     )
@@ -397,7 +399,7 @@ class XorFCNConfig(FCNConfig):
         description=f"Learning rate [default: sgd min({SGD_LR:g}, {SGD_LR_TIMES_WIDTH:g}/width), "
         f"adam {FCN_ADAM_LR:g}].",
     )
-    optimizer: Literal["adam", "sgd"] = Field("sgd", description="Optimizer.")
+    optimizer: Optimizer = "sgd"
     loss: Literal["mse", "hinge"] = Field("mse", description="Training loss on the labels.")
     early_stop: bool = Field(True, description="Stop a replica once perfect on validation.")
     test_samples: Count = Field(8192, description="Fresh test samples per replica.")
@@ -430,7 +432,7 @@ class SelectionFCNConfig(FCNConfig):
     replicas: Count = Field(4, description="Replicas.")
     steps: Count = Field(3000, description="Training steps.")
     lr: float = Field(3e-3, gt=0, description="Adam learning rate.")
-    optimizer: Literal["adam", "sgd"] = Field("adam", description="Optimizer.")
+    optimizer: Optimizer = "adam"
     eval_samples: int = Field(4096, ge=2, description="Sequences of the evaluation set.")
 
     @model_validator(mode="after")

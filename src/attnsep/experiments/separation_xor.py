@@ -270,7 +270,7 @@ EXPERIMENT = register(
         figure=figure,
         verdict=verdict,
         split=split,
-        version=3,  # 3: one success definition (sign error), bootstrap over replicas
+        version=4,  # 3: one success definition, bootstrap; 4: FCN sets from the task sampler
         presets={
             "quick": {"d_values": [16, 32, 64, 128], "fcn_d_values": [16, 32], "seeds": 8},
             "standard": {

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import torch
 
+from ..tasks.parity import BYTE_SIGNS
 from ..validate import int_at_least, require
 
 MAX_ASSIGNMENT_HEADS = 8
@@ -85,7 +86,6 @@ def assigned_mass(gamma: torch.Tensor, support: torch.Tensor) -> torch.Tensor:
 
 SIGN_TEST_BYTES = 1 << 20
 """Random bytes (eight coordinates each) a sign-error chunk draws per replica."""
-_BYTE_SIGNS = ((torch.arange(256)[:, None] >> torch.arange(8)) & 1).double() * 2 - 1  # 256 x 8
 
 
 def sign_error(
@@ -113,7 +113,7 @@ def sign_error(
     padded = torch.nn.functional.pad(gamma.detach().cpu().double(), (0, 8 * width - d))
     errors = torch.empty(E, dtype=torch.float64)
     for e, gen in enumerate(generators):
-        table = torch.einsum("bt,hct->cbh", _BYTE_SIGNS, padded[e].reshape(heads, width, 8))
+        table = torch.einsum("bt,hct->cbh", BYTE_SIGNS, padded[e].reshape(heads, width, 8))
         table = table.reshape(width * 256, heads)
         wrong = 0
         for first in range(0, samples, rows):

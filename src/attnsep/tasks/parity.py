@@ -25,6 +25,17 @@ One random word gives 64 coordinates, where a draw per coordinate cost most of a
 step (bench row 4)."""
 
 
+def random_words_(words: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """Fill the int64 ``words`` with uniform bits from ``gen``, 64 a word (in place)."""
+    return words.random_(-(2**63), None, generator=gen)
+
+
+def random_bytes(gen: torch.Generator, n: int) -> torch.Tensor:
+    """``n`` uniform random bytes from ``gen``: the first ``n`` of ``ceil(n / 8)`` random words
+    (eight bytes a word, little-endian)."""
+    return random_words_(torch.empty((n + 7) // 8, dtype=torch.int64), gen).view(torch.uint8)[:n]
+
+
 @dataclass(frozen=True)
 class SparseParity:
     """The task: input length ``d``, support size ``k``, label sign and label-flip rate."""
@@ -69,30 +80,39 @@ class SparseParity:
         """Rows per sample block (depends on ``d`` only)."""
         return max(1, SAMPLE_ELEMENTS // self.d)
 
-    def sample_block(
-        self, seed: int, support: torch.Tensor, block: int, rows: int, first_replica: int = 0
+    def draw(
+        self, support: torch.Tensor, gens: list[torch.Generator], n: int, rows: int | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Rows ``0..rows-1`` of sample block ``block``, every replica: ``x`` (E x rows x d), ``y``.
+        """``n`` samples of every replica, replica ``e`` from ``gens[e]``: ``x`` (E x n x d), ``y``.
 
-        ``x`` is float64 ±1 on the CPU. Block ``b`` of replica ``e`` comes from stream
-        ``(seed, e, "samples", b)``: ``ceil(d / 8)`` random bytes a row, eight coordinates a
-        byte (:data:`BYTE_SIGNS`), then, with label noise, one uniform a row for the flips.
+        ``x`` is float64 ±1 on the CPU: ``ceil(d / 8)`` random bytes a sample, eight coordinates
+        a byte (:data:`BYTE_SIGNS`), then, with label noise, one uniform a sample for the flips.
+        ``rows``: keep only the first ``rows`` of the ``n`` samples drawn.
         """
+        rows = n if rows is None else rows
         width = (self.d + 7) // 8
-        full = self.block_rows() * width
         raw, flips = [], []
-        for e in range(support.shape[0]):
-            gen = generator(seed, first_replica + e, "samples", block)
-            words = torch.empty((full + 7) // 8, dtype=torch.int64)
-            words.random_(-(2**63), None, generator=gen)  # 64 uniform bits a word
-            raw.append(words.view(torch.uint8)[:full].view(-1, width)[:rows])
+        for gen in gens:
+            raw.append(random_bytes(gen, n * width).view(n, width)[:rows])
             if self.noise > 0:
-                uniform = torch.rand(self.block_rows(), generator=gen, dtype=torch.float64)
+                uniform = torch.rand(n, generator=gen, dtype=torch.float64)
                 flips.append(uniform[:rows] < self.noise)
         raw = torch.stack(raw)
         x = BYTE_SIGNS.index_select(0, raw.view(-1).long()).view(*raw.shape[:2], -1)
         x = x[..., : self.d]
         return x, self.labels(x, support, torch.stack(flips) if flips else None)
+
+    def sample_block(
+        self, seed: int, support: torch.Tensor, block: int, rows: int, first_replica: int = 0
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Rows ``0..rows-1`` of sample block ``block``, every replica (:meth:`draw`).
+
+        Block ``b`` of replica ``e`` is the ``block_rows()`` samples of stream
+        ``(seed, e, "samples", b)``.
+        """
+        replicas = range(first_replica, first_replica + support.shape[0])
+        gens = [generator(seed, e, "samples", block) for e in replicas]
+        return self.draw(support, gens, self.block_rows(), rows)
 
     def samples(self, seed: int, support: torch.Tensor, n: int, first_replica: int = 0):
         """Yield ``(x, y)`` chunks covering samples ``0..n-1`` of every replica, in order."""
