@@ -8,7 +8,7 @@ import math
 import pytest
 
 from attnsep.engine import cost_model
-from attnsep.engine.plan import published_timings
+from attnsep.engine.plan import config_text, published_by_config, published_timings
 from attnsep.experiments import base, load_all
 from attnsep.report.claims import planned_jobs
 
@@ -60,14 +60,11 @@ def test_fit_reads_the_floor_and_the_median_rate_per_part():
 
 def preset_seconds(preset: str) -> dict[str, list[tuple[dict, float]]]:
     """Each experiment's published ``(work, seconds)`` of ``preset``'s jobs."""
-    published = published_timings()
+    published = published_by_config(published_timings())
     out = {}
     for name, jobs in planned_jobs(NAMES, preset).items():
-        out[name] = [
-            (cost_model.work(name, j.config), published[j.key]["seconds"])
-            for j in jobs
-            if j.key in published
-        ]
+        seconds = [(j.config, published.get((name, config_text(j.config)))) for j in jobs]
+        out[name] = [(cost_model.work(name, c), s) for c, s in seconds if s is not None]
     return out
 
 

@@ -5,9 +5,10 @@ Each job still to run gets an estimate from the first of these that has one:
 
 * ``store``: a finished row of the same experiment and config, any version of the
   experiment (a version bump keeps its timings): its ``seconds``, the median if several;
-* ``published``: the same job (its hash) in the timings of the published runs shipped with
-  the package (``published_timings.json``: the quick and standard presets on a 2-core CPU
-  machine shared with other work, so on an idle machine of that kind an overestimate);
+* ``published``: the same experiment and config (any version) in the timings of the
+  published runs shipped with the package (``published_timings.json``: the quick and
+  standard presets on a 2-core CPU machine shared with other work, so on an idle machine of
+  that kind an overestimate);
 * ``model``: another size of the same experiment, timed in the store, the published runs or
   the calibration, scaled by the experiment's work count (:mod:`attnsep.engine.cost_model`);
   fitted on the quick preset it predicted the standard preset's experiments within 0.44x to
@@ -63,6 +64,12 @@ def published_timings() -> dict[str, dict[str, Any]]:
     the file is missing)."""
     path = PUBLISHED_TIMINGS
     return json.loads(path.read_text())["jobs"] if path.exists() else {}
+
+
+def published_by_config(published: dict[str, dict[str, Any]]) -> dict[tuple[str, str], float]:
+    """The published seconds by ``(experiment, config_text(config))``: a version bump that
+    leaves a config as it was keeps its timing."""
+    return {(p["experiment"], config_text(p["config"])): p["seconds"] for p in published.values()}
 
 
 def write_published_timings(stores: Iterable[Store], path: Path) -> int:
@@ -227,6 +234,9 @@ def make_plan(
     done = {r["config_hash"]: r["seconds"] for r in rows if r["status"] == "done"}
     timings = stored_timings(store, groups)
     published = published_timings()
+    same_job = {
+        (p["experiment"], config_text(p["config"])): p["seconds"] for p in published.values()
+    }
     models = {name: fit_costs(name, timings, published) for name in groups}
     costs: dict[str, JobCost] = {}
     untimed: dict[str, list[Job]] = {}
@@ -238,8 +248,8 @@ def make_plan(
                 costs[job.key] = JobCost(job, STORED, done[job.key])
             elif known is not None:
                 costs[job.key] = JobCost(job, STORE, known)
-            elif job.key in published:
-                costs[job.key] = JobCost(job, PUBLISHED, published[job.key]["seconds"])
+            elif (seconds := same_job.get((name, config_text(job.config)))) is not None:
+                costs[job.key] = JobCost(job, PUBLISHED, seconds)
             elif scaled is not None:
                 costs[job.key] = JobCost(job, MODEL, scaled)
             else:
