@@ -54,14 +54,18 @@ print(f"specialization rate {summary['specialization_rate']:.3f}")
 linear = attnsep.xor_one_step(
     d=d, m=m, seeds=seeds, seed=0, attention="linear", keep_embeddings=True
 )
-keys = ["success_rate", "specialization_rate", "collapse_rate"]
+columns = {
+    "success_rate": "success",
+    "specialization_rate": "specialized",
+    "collapse_rate": "collapsed",
+}
 table = pd.DataFrame(
     {
-        name: {k: run.summary()[k] for k in keys}
+        name: {label: run.summary()[key] for key, label in columns.items()}
         for name, run in [("softmax", softmax), ("linear", linear)]
     }
 ).T
-table["median loss after"] = [run.summary()["loss_after"]["median"] for run in (softmax, linear)]
+table["loss (median)"] = [run.summary()["loss_after"]["median"] for run in (softmax, linear)]
 print(table.to_string(float_format="{:.3f}".format))
 
 # %% [markdown]
