@@ -1,5 +1,5 @@
-"""Target 10: the command answers at once -- ``attnsep --help``, ``attnsep list`` and a
-bad-input error against ``python -c pass``.
+"""Target 10: the command answers at once -- ``attnsep --help``, ``attnsep list`` (and
+``--json``), ``attnsep sweep --help`` and bad-input errors against ``python -c pass``.
 
 Each command runs as a fresh process (the console script), interleaved with the baseline
 ``rounds`` times; the rows give the median wall time and the median CPU time (user + system,
@@ -29,7 +29,18 @@ ATTNSEP = (
 COMMANDS = {
     "attnsep --help": [*ATTNSEP, "--help"],
     "attnsep list": [*ATTNSEP, "list"],
+    "attnsep list --json": [*ATTNSEP, "list", "--json"],
+    "attnsep sweep --help": [*ATTNSEP, "sweep", "--help"],
     "attnsep xor one-step --d 1 (error)": [*ATTNSEP, "xor", "one-step", "--d", "1"],
+    "attnsep select bound --T 4 --q 9 (error)": [
+        *ATTNSEP,
+        "select",
+        "bound",
+        "--T",
+        "4",
+        "--q",
+        "9",
+    ],
     'python -c "import torch"': [sys.executable, "-c", "import torch"],
 }
 BASELINE = [sys.executable, "-c", "pass"]

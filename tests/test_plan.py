@@ -225,7 +225,7 @@ def test_the_cost_model_replaces_the_calibrations_guesses(monkeypatch, tmp_path)
 
 def test_calibration_times_jobs_here_when_nothing_else_has(tmp_path, monkeypatch):
     monkeypatch.setattr(planning, "PUBLISHED_TIMINGS", tmp_path / "none.json")
-    found = planning.make_plan({"one-step": tiny_jobs()}, None, "inline", 1).as_dict()
+    found = planning.make_plan({"one-step": tiny_jobs()}, None, "inline", 1, budget=30).as_dict()
     (exp,) = found["experiments"]
     assert (exp["jobs"], exp["stored"], exp["to_run"]) == (2, 0, 2)
     assert exp["sources"] == {"timed": 2} and found["rough"] is False

@@ -10,13 +10,11 @@ import numpy as np
 import pytest
 import torch
 
-from attnsep.exact.selection import (
-    exact_loss,
+from attnsep.exact.selection import exact_loss, mean_stderr, per_sequence_loss
+from attnsep.exact.selection_bounds import (
     fcn_bottleneck_loss,
     fcn_loss_floor,
-    mean_stderr,
     orthonormal_loss,
-    per_sequence_loss,
     uniform_attention_loss,
     zero_predictor_loss,
 )

@@ -19,7 +19,7 @@ from .engine.executors import EXECUTORS
 from .engine.jobs import Job, expand_grid, jobs_for
 from .engine.store import DEFAULT_PATH, Store
 from .engine.sweep import run_sweep
-from .experiments import base, load_all
+from .experiments import base
 from .metrics.selection import evaluate_lengths
 from .one_step import OneStepConfig, run_one_step
 from .results import ExperimentResult, FCNResult, SelectorResult, SweepResult, XorStepResult
@@ -243,13 +243,9 @@ def list_experiments():
     ``name``, ``claim``, ``title`` and ``paper`` (the paper's statement)."""
     import pandas as pd
 
-    load_all()
-    return pd.DataFrame(
-        [
-            {"name": e.name, "claim": e.claim, "title": e.title, "paper": e.paper}
-            for e in base.REGISTRY.values()
-        ]
-    )
+    from .experiments import catalog
+
+    return pd.DataFrame(list(catalog()))
 
 
 def _run_jobs(

@@ -1,30 +1,114 @@
-"""The ``attnsep`` command: parse, call the library, print. Bad input exits 2 with one line."""
+"""The ``attnsep`` command: parse, call the library, print. Bad input exits 2 with one line.
+
+A command's module is imported when that command runs; the list of commands (``--help``)
+reads each one's help from its module's source. So ``--help``, ``list`` and bad input
+answer without loading what other commands need (DESIGN.md, "Cheap to start").
+"""
 
 from __future__ import annotations
 
+import ast
 import sys
+from functools import cache
+from importlib import import_module
+from pathlib import Path
+from typing import Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
-from ..engine.executors import WorkerDied
-from . import engine, fcn, frontier, select, xor
+COMMANDS = {  # name: (module of attnsep.cli, a command function or a typer.Typer in it)
+    "reproduce": ("engine", "reproduce"),
+    "sweep": ("engine", "sweep"),
+    "report": ("engine", "report"),
+    "list": ("engine", "list_experiments"),
+    "xor": ("xor", "app"),
+    "select": ("select", "app"),
+    "frontier": ("frontier", "app"),
+    "runs": ("engine", "runs"),
+    "fcn": ("fcn", "app"),
+}
+
+
+@cache
+def source(module: str) -> ast.Module:
+    """The syntax tree of ``attnsep/cli/<module>.py``, parsed from the file (not imported)."""
+    return ast.parse(Path(__file__).with_name(f"{module}.py").read_text(encoding="utf-8"))
+
+
+def written_help(name: str) -> str | None:
+    """Command ``name``'s help as its module writes it: the function's docstring, or the
+    ``help=`` string of its ``typer.Typer``; ``None`` if it is not written out there."""
+    module, attribute = COMMANDS[name]
+    for node in source(module).body:
+        if isinstance(node, ast.FunctionDef) and node.name == attribute:
+            return ast.get_docstring(node)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            if any(getattr(target, "id", None) == attribute for target in node.targets):
+                text = next((k.value for k in node.value.keywords if k.arg == "help"), None)
+                return text.value if isinstance(getattr(text, "value", None), str) else None
+    return None
+
+
+def load(name: str) -> Any:
+    """Command ``name``, its module imported, built as the top-level group would build it."""
+    module, attribute = COMMANDS[name]
+    target = getattr(import_module(f"{__name__}.{module}"), attribute)
+    parent = typer.Typer(add_completion=False)
+    if isinstance(target, typer.Typer):
+        parent.add_typer(target, name=name)
+        return typer.main.get_command(parent).commands[name]  # type: ignore[attr-defined]
+    parent.command(name)(target)
+    return typer.main.get_command(parent)
+
+
+class Listed(TyperCommand):
+    """A command not yet loaded: its name, and its help once the command list asks."""
+
+
+class Commands(dict):
+    """The commands by name; looking one up with ``[]`` loads it (``.get`` does not)."""
+
+    def __getitem__(self, name: str) -> Any:
+        command = super().__getitem__(name)
+        if isinstance(command, Listed):
+            command = self[name] = load(name)
+        return command
+
+
+class Group(TyperGroup):
+    """The top-level group: lists every command, loads only the one that runs."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self.commands = Commands({name: Listed(name) for name in COMMANDS})
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        """For the command list: a loaded command, or a stand-in with the written help."""
+        command = self.commands.get(cmd_name)
+        if isinstance(command, Listed) and command.help is None:
+            command.help = written_help(cmd_name)
+            if command.help is None:  # not written out: ask the command itself
+                return self.commands[cmd_name]
+        return command
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        """The command that runs, loaded; an unknown name is an error with suggestions."""
+        name = args[0] if args else None
+        if name in COMMANDS:
+            return name, self.commands[name], args[1:]
+        return super().resolve_command(ctx, args)
+
 
 app = typer.Typer(
     name="attnsep",
     help="Attention-vs-FCN separations as rerunnable experiments.",
+    cls=Group,
+    callback=lambda: None,  # the commands come from Group
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-app.add_typer(xor.app, name="xor")
-app.add_typer(select.app, name="select")
-app.add_typer(frontier.app, name="frontier")
-app.command("reproduce")(engine.reproduce)
-app.command("sweep")(engine.sweep)
-app.add_typer(engine.runs, name="runs")
-app.add_typer(fcn.app, name="fcn")
-app.command("report")(engine.report)
-app.command("list")(engine.list_experiments)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -40,9 +124,6 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as err:
         sys.stderr.write(f"error: {err}\n")
         sys.exit(2)
-    except WorkerDied as err:
-        sys.stderr.write(f"error: {err}\n")
-        sys.exit(1)
     except (typer.Abort, KeyboardInterrupt):
         sys.stderr.write("error: interrupted\n")
         sys.exit(130)

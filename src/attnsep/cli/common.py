@@ -1,13 +1,14 @@
-"""Helpers shared by the command modules: JSON output, summaries, the progress bar."""
+"""Output shared by the command modules: JSON, rich tables, the progress bar.
+
+rich loads when something is printed, so a bad-input error answers without it.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable
 from typing import Any
-
-from rich.console import Console
-from rich.table import Table
 
 
 def emit_json(obj: dict[str, Any]) -> None:
@@ -15,19 +16,35 @@ def emit_json(obj: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(obj, allow_nan=False) + "\n")
 
 
+def console(stderr: bool = False) -> Any:
+    """A rich console on stdout, or on stderr."""
+    from rich.console import Console
+
+    return Console(stderr=stderr)
+
+
+def table(title: str, columns: Iterable[str], justify: str = "left", **options: Any) -> Any:
+    """A rich table with these columns (each justified ``justify``), to fill with ``add_row``."""
+    from rich.table import Table
+
+    made = Table(title=title, **options)
+    for column in columns:
+        made.add_column(column, justify=justify)  # type: ignore[arg-type]
+    return made
+
+
 def print_table(title: str, rows: list[tuple[str, str]]) -> None:
     """A two-column table (quantity, value) on stdout."""
-    table = Table(title=title, show_header=True, header_style="bold")
-    table.add_column("quantity")
-    table.add_column("value", justify="right")
+    made = table(title, [], show_header=True, header_style="bold")
+    made.add_column("quantity")
+    made.add_column("value", justify="right")
     for name, value in rows:
-        table.add_row(name, value)
-    Console().print(table)
+        made.add_row(name, value)
+    console().print(made)
 
 
-def progress_bar(quiet: bool):
+def progress_bar(quiet: bool) -> Any:
     """The project's progress bar, on stderr; none when ``quiet``."""
-    from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -44,7 +61,7 @@ def progress_bar(quiet: bool):
         TimeElapsedColumn(),
         TextColumn("ETA"),
         TimeRemainingColumn(),
-        console=Console(stderr=True),
+        console=console(stderr=True),
         disable=quiet,
         transient=False,
     )

@@ -1,4 +1,8 @@
-"""``attnsep reproduce | sweep | runs | report | list``: experiments through the engine."""
+"""``attnsep reproduce | sweep | runs | report | list``: experiments through the engine.
+
+The engine, the store and the experiments are imported inside the commands, so ``list``,
+``--help`` and bad input answer without them.
+"""
 
 from __future__ import annotations
 
@@ -9,35 +13,38 @@ import time
 from pathlib import Path
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from ..engine import plan as planning
-from ..engine.calibration import CalibrationFailed
-from ..engine.executors import EXECUTORS, check_reachable, worker_count
-from ..engine.jobs import expand_grid, jobs_for, load_config_file, parse_assignment
-from ..engine.records import record_dicts, record_table
-from ..engine.store import DEFAULT_PATH, Store
-from ..engine.sweep import run_sweep
-from ..experiments import base, load_all
-from ..io import atomic_write, writable_folder, writable_target
-from ..report.claims import build_claims, planned_jobs
+from ..engine.calibration import BUDGET
+from ..engine.store import DEFAULT_PATH
+from ..experiments import catalog
 from ..validate import int_at_least, one_of, require
-from .common import emit_json, progress_bar
+from .common import console, emit_json, progress_bar, table
+from .options import lazy
 
-ERR = Console(stderr=True)
+run_sweep = lazy("attnsep.engine.sweep", "run_sweep")
 
 
 def experiment_names(only: str | None) -> list[str]:
-    load_all()
-    names = list(base.REGISTRY)
+    """Every experiment, or the comma-separated names of ``--only``, each checked."""
+    names = [item["name"] for item in catalog()]
     if only is None:
         return names
     chosen = [n.strip() for n in only.split(",") if n.strip()]
     require(bool(chosen), f"--only needs experiment names, got {only!r}")
     for name in chosen:
-        base.get(name)
+        check_experiment(name)
     return chosen
+
+
+def check_experiment(name: str) -> None:
+    """``name`` is an experiment's name."""
+    one_of("experiment", name, sorted(item["name"] for item in catalog()))
+
+
+def fail(message: str) -> typer.Exit:
+    """``error: message`` as one line on stderr; raise the returned ``typer.Exit`` (code 1)."""
+    sys.stderr.write(f"error: {message}\n")
+    return typer.Exit(1)
 
 
 PLAN_HELP = (
@@ -50,8 +57,17 @@ CALIBRATION_HELP = (
 WORKERS_HELP = "Process-pool size (process executor; default: the number of CPUs)."
 
 
-def check_executor(executor: str, workers: int | None, address: str | None) -> None:
-    """``--executor``, ``--workers`` and ``--address`` agree (and the address answers)."""
+def check_engine(
+    executor: str, workers: int | None, address: str | None, calibration: float
+) -> None:
+    """``--executor``, ``--workers`` and ``--address`` agree (and the address answers);
+    ``--calibration`` is a time."""
+    from ..engine.executors import EXECUTORS, check_reachable
+
+    require(
+        math.isfinite(calibration) and calibration >= 0,
+        f"--calibration must be a finite number of seconds >= 0, got {calibration}",
+    )
     one_of("executor", executor, EXECUTORS)
     if workers is not None:
         int_at_least("workers", workers, 1)
@@ -63,70 +79,71 @@ def check_executor(executor: str, workers: int | None, address: str | None) -> N
 
 def plan_for(groups, store_path: Path, executor: str, workers, address, calibration):
     """The plan of running ``groups`` (experiment -> jobs) into the store at ``store_path``."""
-    require(
-        math.isfinite(calibration) and calibration >= 0,
-        f"--calibration must be a finite number of seconds >= 0, got {calibration}",
-    )
+    from ..engine.calibration import CalibrationFailed
+    from ..engine.executors import worker_count
+    from ..engine.plan import make_plan
+    from ..engine.store import Store
+
     store = Store(store_path) if store_path.exists() else None  # a plan creates no store
     try:
-        return planning.make_plan(
+        return make_plan(
             groups, store, executor, worker_count(executor, workers, address), budget=calibration
         )
     except CalibrationFailed as err:
-        ERR.print(f"error: {err}", markup=False, highlight=False)
-        raise typer.Exit(1) from None
+        raise fail(str(err)) from None
     finally:
         if store is not None:
             store.close()
 
 
-def print_plan(found: planning.Plan, title: str) -> None:
-    table = Table(title=title)
+def print_plan(found, title: str) -> None:
+    from ..engine import plan as planning
+
+    made = table(title, [])
     for column in planning.HEADER:
         left = column in ("experiment", "from (jobs)")
-        table.add_column(
+        made.add_column(
             column, justify="left" if left else "right", no_wrap=column != "from (jobs)"
         )
     for row in planning.table_rows(found):
-        table.add_row(*row)
-    console = Console()
-    console.print(table)
+        made.add_row(*row)
+    out = console()
+    out.print(made)
     for line in planning.summary_lines(found):
-        console.print(line, markup=False, highlight=False)
+        out.print(line, markup=False, highlight=False)
 
 
-def sweep_with_progress(
-    jobs,
-    store: Store,
-    executor: str,
-    address: str | None,
-    quiet: bool,
-    label: str,
-    workers: int | None = None,
-):
+def sweep_with_progress(jobs, store, executor, address, quiet, label, workers=None):
     """Run ``jobs`` with a progress bar on stderr (none when ``quiet``). Whatever the run
-    prints (e.g. Ray reporting a lost node) goes to stderr: stdout is the command's result."""
+    prints (e.g. Ray reporting a lost node) goes to stderr: stdout is the command's result.
+    A dead worker ends the command with one error line and exit code 1."""
+    from ..engine.executors import WorkerDied
+
     progress = progress_bar(quiet)
-    with contextlib.redirect_stdout(sys.stderr), progress:
-        task = progress.add_task(label, total=None)
+    try:
+        with contextlib.redirect_stdout(sys.stderr), progress:
+            task = progress.add_task(label, total=None)
 
-        def started(todo: int, cached: int) -> None:
-            progress.update(task, total=todo, description=f"{label} ({cached} from the store)")
+            def started(todo: int, cached: int) -> None:
+                progress.update(task, total=todo, description=f"{label} ({cached} from the store)")
 
-        def finished(job, row) -> None:
-            progress.advance(task)
-            if row["status"] != "done" and not quiet:
-                ERR.print(f"[red]job failed[/red] {job.experiment} {row['error'].splitlines()[0]}")
+            def finished(job, row) -> None:
+                progress.advance(task)
+                if row["status"] != "done" and not quiet:
+                    first = row["error"].splitlines()[0]
+                    console(stderr=True).print(f"[red]job failed[/red] {job.experiment} {first}")
 
-        return run_sweep(
-            jobs,
-            store,
-            executor,
-            workers=workers,
-            address=address,
-            on_start=started,
-            on_done=finished,
-        )
+            return run_sweep(
+                jobs,
+                store,
+                executor,
+                workers=workers,
+                address=address,
+                on_start=started,
+                on_done=finished,
+            )
+    except WorkerDied as err:
+        raise fail(str(err)) from None
 
 
 def reproduce(
@@ -150,14 +167,18 @@ def reproduce(
     store_path: Path = typer.Option(DEFAULT_PATH, "--store", help="Results database."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
     plan: bool = typer.Option(False, "--plan", help=PLAN_HELP),
-    calibration: float = typer.Option(planning.BUDGET, "--calibration", help=CALIBRATION_HELP),
+    calibration: float = typer.Option(BUDGET, "--calibration", help=CALIBRATION_HELP),
 ) -> None:
     """Rerun every claim of both papers and write the report (index.html, claims.json)."""
+    from ..engine.store import Store
+    from ..io import writable_folder
+    from ..report.claims import planned_jobs
+
     chosen = [name for name, on in (("quick", quick), ("standard", standard), ("full", full)) if on]
     require(len(chosen) <= 1, f"choose one of --quick, --standard and --full, got {len(chosen)}")
     preset = chosen[0] if chosen else "quick"
     names = experiment_names(only)
-    check_executor(executor, workers, address)
+    check_engine(executor, workers, address, calibration)
     groups = planned_jobs(names, preset)
     if plan:
         found = plan_for(groups, store_path, executor, workers, address, calibration)
@@ -171,13 +192,9 @@ def reproduce(
         jobs, store, executor, address, quiet, f"reproduce --{preset}", workers
     )
     store.remember("last_reproduction", {"preset": preset, "names": names})
-    claims = build_claims(store, names, preset, out)
-    from ..report.html import write_report  # jinja2 only when a report is written
-
-    index, table = write_report(claims, preset, out)
-    show_claims(claims)
+    index = write_claims(store, names, preset, out)
     if not quiet:
-        ERR.print(
+        console(stderr=True).print(
             f"{outcome.computed} jobs computed, {outcome.cached} from the store, "
             f"{len(outcome.failed)} failed, {time.time() - started:.1f} s; report: {index}"
         )
@@ -193,17 +210,47 @@ VERDICT_COLORS = {
 }
 
 
+def write_claims(store, names: list[str], preset: str, out: Path) -> Path:
+    """Judge the claims of ``names`` from the store, write the report into ``out`` and print
+    the claims table; the report's index file."""
+    from ..report.claims import build_claims
+    from ..report.html import write_report  # jinja2 only when a report is written
+
+    claims = build_claims(store, names, preset, out)
+    index, _ = write_report(claims, preset, out)
+    show_claims(claims)
+    return index
+
+
 def show_claims(claims: list[dict]) -> None:
     """The claims table: each verdict in its colour, with its reason in one sentence."""
-    table = Table(title="claims", show_lines=False)
-    for column in ("claim", "title", "verdict", "reason"):
-        table.add_column(column)
+    made = table("claims", ("claim", "title", "verdict", "reason"))
     for c in claims:
         color = VERDICT_COLORS.get(c["verdict"], "green")
-        table.add_row(
+        made.add_row(
             c["claim"], c["title"], f"[{color}]{c['verdict']}[/{color}]", c.get("reason", "")
         )
-    Console().print(table)
+    console().print(made)
+
+
+def grid_fields(config_file: str | None, sets: list[str], grid: list[str]):
+    """``(fixed, axes)`` from ``--config``, ``--set`` and ``--grid``: the command line overrides
+    the file, and a field is given with ``--set`` or with ``--grid``, not both."""
+    from ..engine.jobs import load_config_file, parse_assignment
+
+    loaded = {"set": {}, "grid": {}} if config_file is None else load_config_file(config_file)
+    fixed, axes = dict(loaded["set"]), dict(loaded["grid"])
+    cli_fixed = dict(parse_assignment(s, grid=False) for s in sets)
+    cli_axes = dict(parse_assignment(g, grid=True) for g in grid)
+    both = sorted(set(cli_fixed) & set(cli_axes))
+    require(not both, f"{both[0] if both else ''} is given both with --set and with --grid")
+    for key, value in cli_fixed.items():
+        axes.pop(key, None)
+        fixed[key] = value
+    for key, values in cli_axes.items():
+        fixed.pop(key, None)
+        axes[key] = values
+    return fixed, axes
 
 
 def sweep(
@@ -223,28 +270,18 @@ def sweep(
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     plan: bool = typer.Option(False, "--plan", help=PLAN_HELP),
-    calibration: float = typer.Option(planning.BUDGET, "--calibration", help=CALIBRATION_HELP),
+    calibration: float = typer.Option(BUDGET, "--calibration", help=CALIBRATION_HELP),
 ) -> None:
     """Run an experiment over a grid of its config fields; results go to the store."""
-    one_of("preset", preset, base.PRESETS)
-    check_executor(executor, workers, address)
-    base.get(experiment)
-    fixed, axes = {}, {}
-    if config_file is not None:
-        loaded = load_config_file(config_file)
-        fixed.update(loaded["set"])
-        axes.update(loaded["grid"])
-    cli_fixed = dict(parse_assignment(s, grid=False) for s in sets)
-    cli_axes = dict(parse_assignment(g, grid=True) for g in grid)
-    both = sorted(set(cli_fixed) & set(cli_axes))
-    require(not both, f"{both[0] if both else ''} is given both with --set and with --grid")
-    for key, value in cli_fixed.items():  # the command line overrides the file
-        axes.pop(key, None)
-        fixed[key] = value
-    for key, values in cli_axes.items():
-        fixed.pop(key, None)
-        axes[key] = values
-    configs = expand_grid(experiment, preset, fixed, axes)
+    from ..engine.jobs import expand_grid, jobs_for
+    from ..engine.records import record_dicts, record_table
+    from ..engine.store import Store
+    from ..experiments.base import PRESETS
+
+    one_of("preset", preset, PRESETS)
+    check_engine(executor, workers, address, calibration)
+    check_experiment(experiment)
+    configs = expand_grid(experiment, preset, *grid_fields(config_file, sets, grid))
     jobs = [job for config in configs for job in jobs_for(experiment, config)]
     if plan:
         found = plan_for({experiment: jobs}, store_path, executor, workers, address, calibration)
@@ -272,13 +309,11 @@ def sweep(
         emit_json({**summary, "records": record_dicts(frame)})
     else:
         header, rows, same = record_table(frame)
-        table = Table(title=f"{experiment}: {len(frame)} records", caption=same or None)
-        for column in header:
-            table.add_column(column)
+        made = table(f"{experiment}: {len(frame)} records", header, caption=same or None)
         for row in rows:
-            table.add_row(*row)
-        Console().print(table)
-        Console().print(
+            made.add_row(*row)
+        console().print(made)
+        console().print(
             f"{experiment}: {len(configs)} configs, {outcome.total} jobs: {outcome.computed} "
             f"computed, {outcome.cached} from the store, {len(outcome.failed)} failed "
             f"-> {store_path}"
@@ -290,6 +325,14 @@ def sweep(
 runs = typer.Typer(help="Inspect and export the results store.", no_args_is_help=True)
 
 
+def open_store(store_path: Path):
+    """The existing store at ``store_path``."""
+    from ..engine.store import Store
+
+    require(store_path.exists(), f"store {str(store_path)!r} does not exist")
+    return Store(store_path)
+
+
 @runs.command("list")
 def runs_list(
     store_path: Path = typer.Option(DEFAULT_PATH, "--store"),
@@ -297,26 +340,16 @@ def runs_list(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """One line per stored job."""
-    require(store_path.exists(), f"store {str(store_path)!r} does not exist")
-    rows = Store(store_path).rows(experiment)
+    rows = open_store(store_path).rows(experiment)
     if as_json:
-        emit_json(
-            {
-                "runs": [
-                    {
-                        k: r[k]
-                        for k in ("id", "experiment", "config_hash", "seed", "status", "seconds")
-                    }
-                    for r in rows
-                ]
-            }
-        )
+        keys = ("id", "experiment", "config_hash", "seed", "status", "seconds")
+        emit_json({"runs": [{k: r[k] for k in keys} for r in rows]})
         return
-    table = Table(title=str(store_path))
-    for column in ("id", "experiment", "hash", "seed", "status", "seconds", "records"):
-        table.add_column(column)
+    made = table(
+        str(store_path), ("id", "experiment", "hash", "seed", "status", "seconds", "records")
+    )
     for r in rows:
-        table.add_row(
+        made.add_row(
             str(r["id"]),
             r["experiment"],
             r["config_hash"][:12],
@@ -325,7 +358,7 @@ def runs_list(
             f"{r['seconds']:.2f}",
             str(len(r["records"] or [])),
         )
-    Console().print(table)
+    console().print(made)
 
 
 @runs.command("show")
@@ -333,8 +366,7 @@ def runs_show(
     job_id: int = typer.Argument(...), store_path: Path = typer.Option(DEFAULT_PATH, "--store")
 ) -> None:
     """The full stored row of one job, as JSON."""
-    require(store_path.exists(), f"store {str(store_path)!r} does not exist")
-    emit_json(Store(store_path).row(job_id))
+    emit_json(open_store(store_path).row(job_id))
 
 
 @runs.command("export")
@@ -347,20 +379,15 @@ def runs_export(
     store_path: Path = typer.Option(DEFAULT_PATH, "--store"),
 ) -> None:
     """All records as a table (one row per record, config columns prefixed ``config.``)."""
-    one_of("format", fmt, ["csv", "parquet"])
-    require(store_path.exists(), f"store {str(store_path)!r} does not exist")
-    store = Store(store_path)
+    from ..engine.records import EXPORT_FORMATS, export
+    from ..io import writable_target
+
+    one_of("format", fmt, EXPORT_FORMATS)
+    store = open_store(store_path)
     target = writable_target(output or Path("results") / f"runs.{fmt}", f".{fmt}")
     frame = store.frame(experiment)
-    if fmt == "csv":
-        atomic_write(target, lambda handle: frame.to_csv(handle, index=False))
-    else:
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:
-            raise ValueError("parquet export needs pyarrow (pip install pyarrow)") from None
-        atomic_write(target, lambda handle: frame.to_parquet(handle, index=False))
-    Console(stderr=True).print(f"{len(frame)} records -> {target}")
+    export(frame, target, fmt)
+    console(stderr=True).print(f"{len(frame)} records -> {target}")
 
 
 def report(
@@ -368,6 +395,9 @@ def report(
     store_path: Path = typer.Option(DEFAULT_PATH, "--store", help="Results database."),
 ) -> None:
     """Rebuild the report of the last reproduction from the store (nothing is recomputed)."""
+    from ..engine.store import Store
+    from ..io import writable_folder
+
     require(
         store_path.exists(),
         f"store {str(store_path)!r} does not exist; run `attnsep reproduce` first",
@@ -375,27 +405,16 @@ def report(
     writable_folder(out)
     store = Store(store_path)
     last = store.recall("last_reproduction") or {"preset": "quick", "names": experiment_names(None)}
-    claims = build_claims(store, last["names"], last["preset"], out)
-    from ..report.html import write_report
-
-    index, _ = write_report(claims, last["preset"], out)
-    show_claims(claims)
-    ERR.print(f"report: {index}")
+    console(stderr=True).print(f"report: {write_claims(store, last['names'], last['preset'], out)}")
 
 
 def list_experiments(as_json: bool = typer.Option(False, "--json")) -> None:
     """The experiments and the claim each reproduces."""
-    load_all()
-    items = [
-        {"name": e.name, "claim": e.claim, "title": e.title, "paper": e.paper}
-        for e in base.REGISTRY.values()
-    ]
+    items = catalog()
     if as_json:
         emit_json({"experiments": items})
         return
-    table = Table(title="experiments")
-    for column in ("name", "claim", "reproduces"):
-        table.add_column(column)
+    made = table("experiments", ("name", "claim", "reproduces"))
     for item in items:
-        table.add_row(item["name"], item["claim"], item["title"])
-    Console().print(table)
+        made.add_row(item["name"], item["claim"], item["title"])
+    console().print(made)

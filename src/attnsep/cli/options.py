@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from importlib import import_module
-from typing import Any, Literal, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
 
 import typer
-from pydantic import BaseModel
 
 from ..validate import require
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 def option(
@@ -42,13 +44,16 @@ def lazy(module: str, name: str) -> Callable[..., Any]:
     return call
 
 
-def int_list(flag: str, text: str, low: int, *, increasing: bool = False) -> list[int]:
-    """``16,32,64`` -> ``[16, 32, 64]``: comma-separated integers ``>= low`` (``-`` allowed
-    only when ``low < 0``); with ``increasing``, strictly increasing. Else one error line."""
+def int_list(flag: str, text: str, low: int | None, *, increasing: bool = False) -> list[int]:
+    """``16,32,64`` -> ``[16, 32, 64]``: comma-separated integers ``>= low`` (any integers when
+    ``low`` is ``None``, for a later check); with ``increasing``, strictly increasing. Else one
+    error line."""
     parts = [p.strip() for p in text.split(",")]
-    ok = all(p.lstrip("-").isdigit() if low < 0 else p.isdigit() for p in parts)
-    ok = ok and all(int(p) >= low for p in parts)
-    require(ok, f"{flag} must be comma-separated integers >= {low}, got {text!r}")
+    signed = low is None or low < 0
+    ok = all((p[1:] if signed and p.startswith("-") else p).isdecimal() for p in parts)
+    ok = ok and (low is None or all(int(p) >= low for p in parts))
+    bound = "" if low is None else f" >= {low}"
+    require(ok, f"{flag} must be comma-separated integers{bound}, got {text!r}")
     values = [int(p) for p in parts]
     if increasing:
         require(

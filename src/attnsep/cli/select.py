@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from ..configs import EVAL_SIZE, SelectionTrainConfig
 from ..io import writable_target
 from ..validate import int_at_least, require
-from .common import emit_json, print_table
-from .options import lazy, option
+from .common import console, emit_json, print_table, table
+from .options import int_list, lazy, option
 
-train = lazy("attnsep.train.selection", "train")
-evaluate_lengths = lazy("attnsep.metrics.selection", "evaluate_lengths")
-torch_threads = lazy("attnsep.device", "torch_threads")
+train = lazy("attnsep.api", "train_selector")
 
 app = typer.Typer(
     help="Sparse token selection (q-sparse averaging): one-layer selector vs the FCN bound.",
@@ -29,10 +24,9 @@ def parse_lengths(text: str | None, T: int, q: int) -> list[int]:
     """``20,40,80`` -> ``[20, 40, 80]`` (each an integer >= q); ``None`` -> ``[T, 2T, 4T, 8T]``."""
     if text is None:
         return [T, 2 * T, 4 * T, 8 * T]
-    parts = [part.strip() for part in text.split(",")]
-    ok = all(part.isdigit() and int(part) >= max(q, 1) for part in parts)
-    require(ok, f"--eval-lengths must be comma-separated integers >= q={q}, got {text!r}")
-    return [int(part) for part in parts]
+    lengths = int_list("--eval-lengths", text, 1)
+    require(min(lengths) >= q, f"--eval-lengths must be integers >= q={q}, got {text!r}")
+    return lengths
 
 
 def print_train(report: dict[str, Any]) -> None:
@@ -55,23 +49,22 @@ def print_train(report: dict[str, Any]) -> None:
             ("seconds", f"{report['seconds']:.1f}"),
         ],
     )
-    table = Table(title="length generalization (replica means)", header_style="bold")
-    for name in ("T'", "loss ± stderr", "per coord", "exact ± stderr", "uniform attention"):
-        table.add_column(name, justify="right")
+    columns = ("T'", "loss ± stderr", "per coord", "exact ± stderr", "uniform attention")
+    made = table("length generalization (replica means)", columns, "right", header_style="bold")
     for row in report["eval"]:
         exact = (
             "n/a"
             if row["exact_loss"] is None
             else f"{row['exact_loss']:.4g} ± {row['exact_stderr']:.2g}"
         )
-        table.add_row(
+        made.add_row(
             str(row["T"]),
             f"{row['loss']:.4g} ± {row['stderr']:.2g}",
             f"{row['loss_per_coord']:.4g}",
             exact,
             f"{row['uniform_attention_loss']:.4g}",
         )
-    Console().print(table)
+    console().print(made)
 
 
 @app.command("train")
@@ -98,33 +91,22 @@ def train_command(
     A fixed PE is drawn once for positions 1..max(T, eval lengths): positions beyond T get
     encodings that training never saw, which is why fixed PE fails out of distribution.
     """
-    config = SelectionTrainConfig(
-        d=d,
-        T=T,
-        q=q,
-        pe=pe,
-        pe_dim=pe_dim,
-        pe_kind=pe_kind,
-        trainable=trainable,
-        steps=steps,
-        batch=batch,
-        lr=lr,
-        replicas=seeds,
-        seed=seed,
-    )
+    fields = {
+        "d": d,
+        "pe": pe,
+        "pe_kind": pe_kind,
+        "trainable": trainable,
+        "steps": steps,
+        "batch": batch,
+        "lr": lr,
+        "seed": seed,
+    }
+    SelectionTrainConfig(T=T, q=q, pe_dim=pe_dim, replicas=seeds, **fields)  # checked first
     lengths = parse_lengths(eval_lengths, T, q)
     int_at_least("--eval-size", eval_size, 2)
-    if pe == "fixed":
-        config = config.replace(fixed_positions=max([T, *lengths]))
     if save is not None:
         writable_target(save, ".npz")
-    from ..results import SelectorResult
-
-    start = time.perf_counter()
-    with torch_threads(1):
-        result = train(config)
-        rows = evaluate_lengths(result.W, config.task, result.encodings, lengths, seed, eval_size)
-    run = SelectorResult(result, tuple(rows), time.perf_counter() - start, eval_size)
+    run = train(T, q, pe_dim, seeds=seeds, eval_lengths=lengths, eval_size=eval_size, **fields)
     if save is not None:
         run.save(save)
     if json_out:
@@ -144,42 +126,25 @@ def bound_command(
     json_out: bool = typer.Option(False, "--json", help="one JSON object on stdout"),
 ) -> None:
     """FCN loss floor and reference losses, exact (SPEC B4)."""
-    from ..exact.selection import fcn_loss_floor, uniform_attention_loss, zero_predictor_loss
+    from ..exact.selection_bounds import selection_bounds_report
 
     require(
         width is None or d is not None, "--width needs --d (the floor is (Td-w)(T-q)/(qT(T-1)))"
     )
-    dims = 1 if d is None else d
-    floor = fcn_loss_floor(T, q, d, width)
-    uniform, zero = uniform_attention_loss(T, q, dims), zero_predictor_loss(q, dims)
-    report = {
-        "T": T,
-        "q": q,
-        "d": dims,
-        "width": width,
-        "per_coordinate": d is None,
-        "fcn_loss_floor": float(floor),
-        "fcn_loss_floor_fraction": str(floor),
-        "fcn_loss_floor_form": "(T-q)/(qT(T-1)), any first-layer width <= Td-1"
-        if width is None
-        else "(Td-w)(T-q)/(qT(T-1)), 0 once w >= Td",
-        "uniform_attention_loss": float(uniform),
-        "uniform_attention_loss_fraction": str(uniform),
-        "zero_predictor_loss": float(zero),
-        "zero_predictor_loss_fraction": str(zero),
-        "reference_losses": "per coordinate (d=1)"
-        if d is None
-        else f"summed over d={d} coordinates",
-    }
+    report = selection_bounds_report(T, q, d, width)
     if json_out:
         emit_json(report)
         return
+
+    def exact(name: str) -> str:
+        return f"{report[name + '_fraction']} = {report[name]:.6g}"
+
     print_table(
         f"select bound (T={T}, q={q})",
         [
-            ("FCN loss floor", f"{floor} = {float(floor):.6g}  [{report['fcn_loss_floor_form']}]"),
-            ("uniform attention (W = 0)", f"{uniform} = {float(uniform):.6g}"),
-            ("predicting zero", f"{zero} = {float(zero):.6g}"),
+            ("FCN loss floor", f"{exact('fcn_loss_floor')}  [{report['fcn_loss_floor_form']}]"),
+            ("uniform attention (W = 0)", exact("uniform_attention_loss")),
+            ("predicting zero", exact("zero_predictor_loss")),
             ("reference losses are", report["reference_losses"]),
         ],
     )

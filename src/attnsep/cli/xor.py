@@ -11,7 +11,7 @@ from ..configs import ADAM_LR, OneStepConfig, V1Config, XorTrainConfig
 from ..io import writable_folder, writable_target
 from ..validate import require
 from .common import emit_json, print_table, progress_bar
-from .options import lazy, option
+from .options import int_list, lazy, option
 
 run_one_step = lazy("attnsep.one_step", "run_one_step")
 summarize = lazy("attnsep.one_step", "summarize")
@@ -44,20 +44,15 @@ def parse_samples(text: str) -> int | None:
     if text == "population":
         return None
     require(
-        text.isdigit() and int(text) >= 1,
+        text.isdecimal() and int(text) >= 1,
         f"--samples must be 'population' or an integer >= 1, got {text!r}",
     )
     return int(text)
 
 
 def parse_support(text: str | None) -> tuple[int, ...] | None:
-    """``I,J[,...]`` as a tuple of integers."""
-    if text is None:
-        return None
-    parts = [p.strip() for p in text.split(",")]
-    ok = all(p.lstrip("-").isdigit() for p in parts)
-    require(ok, f"--support must be comma-separated integers like 3,17, got {text!r}")
-    return tuple(int(p) for p in parts)
+    """``I,J[,...]`` as a tuple of integers (the config checks them against ``d`` and ``k``)."""
+    return None if text is None else tuple(int_list("--support", text, None))
 
 
 def human_summary(summary: dict) -> None:

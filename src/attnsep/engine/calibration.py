@@ -24,10 +24,10 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import get_context
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .executors import execute
-from .jobs import Job
+if TYPE_CHECKING:
+    from .jobs import Job
 
 STORED, STORE, TIMED, CAPPED, GUESSED, FAILED, UNKNOWN = (
     "stored",
@@ -75,6 +75,7 @@ def _timing_child(conn) -> None:
     """Calibration process: load the experiments, then answer each job with its seconds and
     the first line of its error (None when it succeeded)."""
     from ..experiments import load_all
+    from .executors import execute
 
     load_all()
     conn.send("ready")

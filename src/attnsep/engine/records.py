@@ -1,10 +1,13 @@
-"""Stored records for people and scripts: a compact text table and plain JSON of a records
-frame (``Store.frame`` / ``records_frame``), e.g. what a sweep computed."""
+"""Stored records for people and scripts: a compact text table, plain JSON and CSV / Parquet
+files of a records frame (``Store.frame`` / ``records_frame``), e.g. what a sweep computed."""
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
+
+from ..validate import one_of
 
 FIXED = ("experiment", "config_hash")
 """Columns left out of the table: the same for all of a sweep's records, or too long."""
@@ -62,3 +65,16 @@ def plain(value: Any) -> Any:
 def record_dicts(frame) -> list[dict[str, Any]]:
     """Every record as a plain JSON-able dict (missing values as ``None``)."""
     return [{k: plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+
+
+EXPORT_FORMATS = ("csv", "parquet")
+
+
+def export(frame, target: Path, fmt: str) -> None:
+    """Write the records table ``frame`` to ``target`` as CSV or Parquet, atomically (a failed
+    write leaves nothing behind)."""
+    from ..io import atomic_write
+
+    one_of("format", fmt, EXPORT_FORMATS)
+    write = frame.to_csv if fmt == "csv" else frame.to_parquet
+    atomic_write(target, lambda handle: write(handle, index=False))

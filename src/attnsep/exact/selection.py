@@ -1,85 +1,37 @@
-"""Closed forms and the exact-over-tokens loss for sparse token selection (SPEC B3, B4).
+"""The exact-over-tokens loss for sparse token selection (SPEC B3).
 
-Losses are ``E‖f − STS‖²`` summed over the ``d`` coordinates; ``d = 1`` reads as "per
-coordinate". The rational ones are returned as exact :class:`fractions.Fraction`.
+Losses are ``E‖f − STS‖²`` summed over the ``d`` coordinates. The closed forms of SPEC B4 live
+in :mod:`attnsep.exact.selection_bounds` (no torch) and are re-exported here.
 """
 
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import torch
 
 from ..models.selector import position_logits
 from ..tasks.selection import subset_mask
-from ..validate import int_at_least, require
+from ..validate import require
+from .selection_bounds import (
+    fcn_bottleneck_loss,
+    fcn_loss_floor,
+    orthonormal_loss,
+    uniform_attention_loss,
+    zero_predictor_loss,
+)
 
-
-def _sizes(T: int, q: int, d: int) -> None:
-    int_at_least("T", T, 1)
-    int_at_least("q", q, 1)
-    int_at_least("d", d, 1)
-    require(q <= T, f"q must be <= T (q={q}, T={T})")
-
-
-def uniform_attention_loss(T: int, q: int, d: int = 1) -> Fraction:
-    """``W = 0`` (``s_i = 1/T``): ``L_0 = d (T − q) / (q T)`` (SPEC B4)."""
-    _sizes(T, q, d)
-    return Fraction(d * (T - q), q * T)
-
-
-def zero_predictor_loss(q: int, d: int = 1) -> Fraction:
-    """Predicting ``0``: ``E‖STS‖² = d / q`` (SPEC B4)."""
-    int_at_least("q", q, 1)
-    int_at_least("d", d, 1)
-    return Fraction(d, q)
-
-
-def orthonormal_loss(alpha: float, T: int, q: int, d: int = 1) -> float:
-    """``L_T(α) = d T (T − q) / (q (q e^α + T − q)²)`` (SPEC B4).
-
-    Orthonormal encodings and ``W = αI`` give logits ``α`` on ``y`` and ``0`` off it. For
-    ``α ≥ 0`` it is evaluated as ``d T (T−q) e^{−2α} / (q (q + (T−q) e^{−α})²)`` (no overflow).
-    """
-    _sizes(T, q, d)
-    require(math.isfinite(alpha), f"alpha must be finite, got {alpha!r}")
-    if alpha >= 0:
-        shrink = math.exp(-alpha)
-        return d * T * (T - q) * shrink**2 / (q * (q + (T - q) * shrink) ** 2)
-    return d * T * (T - q) / (q * (q * math.exp(alpha) + T - q) ** 2)
-
-
-def fcn_loss_floor(T: int, q: int, d: int | None = None, width: int | None = None) -> Fraction:
-    """FCN lower bound (SPEC B4).
-
-    Without ``width``: ``(T − q) / (q T (T − 1))``, valid for any first-layer width
-    ``≤ Td − 1``. With ``d`` and ``width = w``: ``(Td − w)(T − q) / (q T (T − 1))``. For
-    ``w ≥ Td`` it returns ``0``: the first layer can then be injective on ``vec X`` and
-    there is no obstruction (the width form is ``0`` at ``w = Td`` already).
-    """
-    _sizes(T, q, 1 if d is None else d)
-    unit = Fraction(T - q, q * T * (T - 1)) if T > 1 else Fraction(0)
-    if width is None:
-        return unit
-    require(d is not None, "the width form of the FCN floor needs d as well as width")
-    int_at_least("width", width, 0)
-    return max(T * d - width, 0) * unit  # type: ignore[operator]
-
-
-def fcn_bottleneck_loss(T: int, q: int, d: int, width: int) -> Fraction:
-    """Least loss of any predictor that sees ``y`` and ``width`` linear functionals of ``vec X``.
-
-    ``E‖STS − E[STS | A vec X, y]‖² = tr((I − Π_A) M)`` with ``M = E_y[B_yᵀ B_y]``; ``M`` has
-    eigenvalue ``(T − q)/(qT(T − 1))`` (multiplicity ``(T − 1)d``) and ``1/T`` (multiplicity
-    ``d``), so the least loss sums the ``Td − width`` smallest. Equals :func:`fcn_loss_floor`
-    for ``d ≤ width ≤ Td`` and exceeds it below ``d``.
-    """
-    _sizes(T, q, d)
-    int_at_least("width", width, 0)
-    dropped = max(T * d - width, 0)
-    small = min(dropped, (T - 1) * d)
-    return small * fcn_loss_floor(T, q) + (dropped - small) * Fraction(1, T)
+__all__ = [
+    "depends_on_tokens",
+    "exact_loss",
+    "fcn_bottleneck_loss",
+    "fcn_loss_floor",
+    "mean_stderr",
+    "orthonormal_loss",
+    "per_sequence_loss",
+    "uniform_attention_loss",
+    "zero_predictor_loss",
+]
 
 
 def depends_on_tokens(W: torch.Tensor, m_p: int) -> torch.Tensor:
