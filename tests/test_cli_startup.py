@@ -130,3 +130,18 @@ def test_list_names_what_the_registry_holds() -> None:
     registry = {e.name: {f: getattr(e, f) for f in FIELDS} for e in base.REGISTRY.values()}
     found = [declared(module) for module in MODULES]
     assert all(found) and {item["name"]: item for item in found} == registry
+
+
+def test_help_prints_brackets_in_option_descriptions() -> None:
+    """A config field's description with ``[...]`` reaches ``--help`` whole (not read as
+    rich markup and dropped)."""
+    import re
+
+    from typer.testing import CliRunner
+
+    from attnsep.cli import app
+
+    result = CliRunner().invoke(app, ["fcn", "xor", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    text = re.sub(r"[\s│]+", " ", result.output)
+    assert "Learning rate [default: sgd min(0.1, 25/width), adam 0.01]" in text

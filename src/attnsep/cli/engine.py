@@ -258,7 +258,7 @@ def sweep(
     grid: list[str] = typer.Option([], "--grid", help="key=v1,v2,... (repeatable): a grid axis."),
     sets: list[str] = typer.Option([], "--set", help="key=value (repeatable): a fixed field."),
     config_file: str | None = typer.Option(
-        None, "--config", help="TOML/YAML file with [set] and [grid]."
+        None, "--config", help="TOML/YAML file with set and grid tables."
     ),
     preset: str = typer.Option(
         "quick", "--preset", help="Preset the fields start from: quick, standard or full."

@@ -30,6 +30,7 @@ def option(
     text = help if help is not None else (info.description or "")
     if get_origin(info.annotation) is Literal:
         text = f"{text} Allowed: {', '.join(str(c) for c in get_args(info.annotation))}."
+    text = text.replace("[", "\\[")  # a literal bracket, not rich markup, in --help
     return typer.Option(default, flag or "--" + name.replace("_", "-"), help=text)
 
 
