@@ -5,7 +5,7 @@ up to a constant per experiment), read off the algorithm, not fitted: e.g. the o
 and multiplies ``seeds x d x m`` embeddings. A threshold search costs what its probes near the
 threshold cost, and the threshold is the result; its work takes the threshold from the law
 the paper claims (``m* ~ (ln d)^2``, ``n* ~ d (ln d)^2``, ``m_p* ~ q ln T``, FCN width ``~ d``
-or ``~ T d``), so those estimates are only as good as that law (:data:`SEARCHES`, shown rough).
+or ``~ T d``), so those estimates are only as good as that law (:data:`SEARCHES`; the plan says so).
 
 :func:`fit` turns an experiment's timed jobs into a floor (the fastest job's seconds: a job's
 fixed cost) and seconds per unit of work above it, and :func:`predict` applies them to the jobs
@@ -24,22 +24,14 @@ Config = dict[str, Any]
 Parts = dict[str, float]
 """An experiment whose jobs run different models counts each model's work apart."""
 
-FAMILY_EVALUATIONS = 62
-"""Evaluations of the ``W = alpha I`` family's loss in one search (32 grid points + 30 golden
-section rounds, ``exact/family.py``)."""
-FCN_BATCH = 256
-"""The FCNs' minibatch (``configs.XorFCNConfig``)."""
-XOR_TEST_SAMPLES = 8192
-"""Fresh test samples per replica in the XOR threshold searches."""
-
 
 def _ln(x: float) -> float:
     return math.log(max(x, 2.0))
 
 
-def _probes(limit: float, start: float = 1.0) -> float:
-    """Probes of a doubling-then-bisection search up to ``limit``."""
-    return 2.0 * max(1.0, math.log2(max(limit / start, 2.0)))
+def _probes(limit: float) -> float:
+    """Probes of a doubling-then-bisection search from 1 up to ``limit``."""
+    return 2.0 * max(1.0, math.log2(max(limit, 2.0)))
 
 
 def _one_step(c: Config) -> float:
@@ -89,7 +81,9 @@ def _selector_training(c: Config, m_p: float, T: int) -> float:
 
 def _family(samples: int, lengths: list[int], m_p: float) -> float:
     """One search of the ``W = alpha I`` family's best loss over ``lengths``."""
-    return FAMILY_EVALUATIONS * samples * sum(lengths) * m_p**2
+    from ..exact.family import GOLDEN_ROUNDS, GRID_POINTS
+
+    return (GRID_POINTS + GOLDEN_ROUNDS) * samples * sum(lengths) * m_p**2
 
 
 def _select_convergence(c: Config) -> float:
@@ -136,19 +130,23 @@ def _separation_select(c: Config) -> float:
 def _separation_xor(c: Config) -> Parts:
     """The one step's search (``m* ~ (ln d)^2``, then a sign test on fresh samples) and the
     FCNs' search: minibatch steps on small matrices, whose cost per step grows like ``d``."""
-    transformer = sum(
-        c["seeds"] * d * (3 * 4 * _ln(d) ** 2 + XOR_TEST_SAMPLES) for d in c["d_values"]
-    )
+    from ..configs import XorFCNConfig, default
+
+    test_samples = default(XorFCNConfig, "test_samples")
+    transformer = sum(c["seeds"] * d * (3 * 4 * _ln(d) ** 2 + test_samples) for d in c["d_values"])
     fcn = sum(c["seeds"] * _probes(d) * c["fcn_steps"] * d for d in c["fcn_d_values"])
     return {"transformer": transformer, "fcn": fcn}
 
 
 def _fcn_selection(c: Config) -> Parts:
+    from ..configs import SelectionFCNConfig, default
+
+    batch = default(SelectionFCNConfig, "batch")
     fcn = transformer = 0.0
     for T, d, q in c["settings"]:
         if "fcn" in c["kinds"]:
             widths = sum(f * T * d for f in c["width_fractions"])
-            fcn += c["fcn_replicas"] * c["fcn_steps"] * FCN_BATCH * (T * d + T) * widths
+            fcn += c["fcn_replicas"] * c["fcn_steps"] * batch * (T * d + T) * widths
         if "transformer" in c["kinds"]:
             m_star = 4 * q * _ln(T)
             transformer += (

@@ -26,6 +26,10 @@ from ..rng import stream_seed
 from ..validate import int_at_least, one_of, require
 
 ALPHA_MAX = 1e3
+GRID_POINTS = 32
+"""The search over ``alpha``: a grid of this many points in ``ln(1 + alpha)`` ..."""
+GOLDEN_ROUNDS = 30
+"""... then this many golden-section rounds, one new evaluation each."""
 
 
 def family_products(
@@ -105,7 +109,7 @@ def best_family_loss(
     def mean_loss(z: float) -> float:
         return float(family_losses(math.expm1(z), *fit).mean())
 
-    grid = np.linspace(0.0, math.log1p(ALPHA_MAX), 32)
+    grid = np.linspace(0.0, math.log1p(ALPHA_MAX), GRID_POINTS)
     values = [mean_loss(grid[0])]
     for z in grid[1:]:
         if descent and len(values) >= 2 and values[-1] > values[-2]:
@@ -116,7 +120,7 @@ def best_family_loss(
     ratio = (math.sqrt(5) - 1) / 2
     a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
     loss_a, loss_b = mean_loss(a), mean_loss(b)
-    for _ in range(30):  # golden section, one new point per round: the bracket shrinks 0.618^30
+    for _ in range(GOLDEN_ROUNDS):  # one new point per round: the bracket shrinks 0.618^30
         if loss_a <= loss_b:
             hi, b, loss_b = b, a, loss_a
             a = hi - ratio * (hi - lo)
