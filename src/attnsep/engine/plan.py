@@ -85,7 +85,8 @@ def write_published_timings(stores: Iterable[Store], path: Path) -> int:
         }
         for key in sorted(medians)
     }
-    path.write_text(json.dumps({"jobs": jobs}, sort_keys=True) + "\n")
+    lines = [f"{json.dumps(key)}: {json.dumps(job, sort_keys=True)}" for key, job in jobs.items()]
+    path.write_text('{"jobs": {\n' + ",\n".join(lines) + "\n}}\n")  # a job per line
     return len(jobs)
 
 
