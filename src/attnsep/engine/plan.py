@@ -235,9 +235,7 @@ def make_plan(
     done = {r["config_hash"]: r["seconds"] for r in rows if r["status"] == "done"}
     timings = stored_timings(store, groups)
     published = published_timings()
-    same_job = {
-        (p["experiment"], config_text(p["config"])): p["seconds"] for p in published.values()
-    }
+    same_job = published_by_config(published)
     models = {name: fit_costs(name, timings, published) for name in groups}
     costs: dict[str, JobCost] = {}
     untimed: dict[str, list[Job]] = {}
