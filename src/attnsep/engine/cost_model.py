@@ -112,7 +112,7 @@ def _width_search(c: Config, d_values: list[int]) -> float:
         for q in c["q_values"]:
             m_star = 4 * q * _ln(T)
             if c.get("solver", "population") == "population":
-                probe = 2 * _family(c.get("samples") or 1024, [T], m_star)
+                probe = 2 * _family(c["samples"], [T], m_star)
             else:
                 probe = c["max_steps"] * c["batch"] * T * m_star**2
             total += len(d_values) * c["seeds"] * _probes(c["m_limit"]) * probe
