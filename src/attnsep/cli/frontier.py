@@ -93,8 +93,9 @@ def select(
 ) -> None:
     """Selector width d + m_p* against the FCN's proven minimum first-layer width.
 
-    m_p*: the smallest PE width whose selectors (position block, m_p*^2 parameters), trained
-    to convergence, reach loss <= 0.2 x the uniform-attention loss in >= 90% of the replicas.
+    m_p*: the smallest PE width whose selectors (position block, m_p*^2 parameters), run by
+    population gradient descent from W = 0, reach loss <= 0.2 x the uniform-attention loss in
+    >= 90% of the replicas.
     FCN: the least first-layer width any net on (vec X, 1_y) needs for that loss (SPEC B4).
     The jobs are the separation-select experiment's: stored in --store, never computed twice.
     """

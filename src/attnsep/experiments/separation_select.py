@@ -1,8 +1,9 @@
 """Part C, token selection — width needed vs ``T``: the trained transformer's ``d + m_p*``
 against the FCN's proven minimum first-layer width, each with its fitted law (SPEC Part C, D).
 
-The transformer side reuses B5.2's machinery (``selection_threshold.trained_threshold``:
-bisection on ``m_p``, each probe trained to convergence, per-replica outcomes stored); its width
+The transformer side reuses B5.2's machinery (``selection_threshold``: bisection on ``m_p``,
+each probe run by population gradient descent from ``W = 0``, or by SGD to a stopping rule
+with ``solver="sgd"``; per-replica outcomes stored); its width
 ``d + m_p*`` is fitted by ``a + b ln T`` against ``c T^alpha`` (``alpha >= 0.3``) per ``q``. The
 FCN side is the theorem (``fcn_min_width``, SPEC B4): any FCN on ``[vec X ; 1_y]``
 reaching the target needs first-layer width ``>= ceil(0.8 T d + 0.2 d)`` at target 0.2 — exact,
@@ -34,7 +35,8 @@ CONTRADICTING_ALPHA = 0.8
 
 class Config(WidthSearch):
     """Per ``(T, q)`` at fixed ``d``: the transformer width ``d + m_p*`` (``m_p*`` as in B5.2:
-    trained to convergence, loss ``<= target x`` uniform in 90% of ``seeds`` replicas) and the
+    the smallest ``m_p`` whose descent reaches loss ``<= target x`` uniform in 90% of ``seeds``
+    replicas) and the
     FCN's proven minimum first-layer width at the same target.
 
     Criterion (SPEC Part C, D; fixed before any standard-size numbers were seen): per ``q``,
