@@ -36,8 +36,7 @@ CONTRADICTING_ALPHA = 0.8
 class Config(WidthSearch):
     """Per ``(T, q)`` at fixed ``d``: the transformer width ``d + m_p*`` (``m_p*`` as in B5.2:
     the smallest ``m_p`` whose descent reaches loss ``<= target x`` uniform in 90% of ``seeds``
-    replicas) and the
-    FCN's proven minimum first-layer width at the same target.
+    replicas) and the FCN's proven minimum first-layer width at the same target.
 
     Criterion (SPEC Part C, D; fixed before any standard-size numbers were seen): per ``q``,
     ``d + m_p*`` carries a bootstrap 95% interval over replicas; ``a + b ln T`` and ``c T^alpha``
