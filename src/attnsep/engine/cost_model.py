@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 Config = dict[str, Any]
@@ -217,9 +217,20 @@ def fit(timed: list[tuple[Parts, float]]) -> Model:
     return model
 
 
+def fit_configs(name: str, timed: Iterable[tuple[Config, float]]) -> Model:
+    """:func:`fit` on ``(config, seconds)`` of jobs of experiment ``name`` (configs without a
+    work count, e.g. of another version, left out)."""
+    return fit([(parts, s) for config, s in timed if (parts := work(name, config)) is not None])
+
+
 def predict(model: Model, parts: Parts | None) -> float | None:
     """Seconds of a job with work ``parts``: each part's floor plus its rate times the work
     (None when a part has no timed job to scale)."""
     if not parts or any(part not in model for part in parts):
         return None
     return sum(model[part][0] + model[part][1] * units for part, units in parts.items())
+
+
+def estimate(model: Model, name: str, config: Config) -> float | None:
+    """Seconds of a job of experiment ``name`` at ``config`` under ``model`` (None: unknown)."""
+    return predict(model, work(name, config))

@@ -241,16 +241,15 @@ def make_plan(
     untimed: dict[str, list[Job]] = {}
     for name, jobs in groups.items():
         for job in jobs:
-            known = timings.get((name, config_text(job.config)))
-            scaled = cost_model.predict(models[name], cost_model.work(name, job.config))
+            text = config_text(job.config)
             if job.key in done:
                 costs[job.key] = JobCost(job, STORED, done[job.key])
-            elif known is not None:
-                costs[job.key] = JobCost(job, STORE, known)
-            elif (seconds := same_job.get((name, config_text(job.config)))) is not None:
+            elif (seconds := timings.get((name, text))) is not None:
+                costs[job.key] = JobCost(job, STORE, seconds)
+            elif (seconds := same_job.get((name, text))) is not None:
                 costs[job.key] = JobCost(job, PUBLISHED, seconds)
-            elif scaled is not None:
-                costs[job.key] = JobCost(job, MODEL, scaled)
+            elif (seconds := cost_model.estimate(models[name], name, job.config)) is not None:
+                costs[job.key] = JobCost(job, MODEL, seconds)
             else:
                 untimed.setdefault(name, []).append(job)
     found = Calibration({}, None, {})
@@ -273,9 +272,7 @@ def fit_costs(
     """``name``'s cost model from its jobs timed in the store and in the published runs."""
     timed = [(json.loads(text), s) for (exp, text), s in timings.items() if exp == name]
     timed += [(p["config"], p["seconds"]) for p in published.values() if p["experiment"] == name]
-    return cost_model.fit(
-        [(work, s) for config, s in timed if (work := cost_model.work(name, config)) is not None]
-    )
+    return cost_model.fit_configs(name, timed)
 
 
 def scale_rough(untimed: dict[str, list[Job]], calibrated: dict[str, JobCost]) -> dict:
@@ -284,16 +281,13 @@ def scale_rough(untimed: dict[str, list[Job]], calibrated: dict[str, JobCost]) -
     out = {}
     for name, jobs in untimed.items():
         timed = [calibrated[j.key] for j in jobs if calibrated[j.key].source == TIMED]
-        model = cost_model.fit(
-            [(w, c.seconds) for c in timed if (w := cost_model.work(name, c.job.config))]
-        )
+        model = cost_model.fit_configs(name, [(c.job.config, c.seconds) for c in timed])
         for job in jobs:
             cost = calibrated[job.key]
-            scaled = cost_model.predict(model, cost_model.work(name, job.config))
+            scaled = cost_model.estimate(model, name, job.config)
             if cost.source in ROUGH and scaled is not None:
-                out[job.key] = JobCost(
-                    job, MODEL, max(scaled, cost.seconds * (cost.source == CAPPED))
-                )
+                seconds = max(scaled, cost.seconds) if cost.source == CAPPED else scaled
+                out[job.key] = JobCost(job, MODEL, seconds)
     return out
 
 
