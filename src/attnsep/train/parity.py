@@ -58,15 +58,22 @@ def population_weights_gradient(
 ) -> WeightsGradient:
     """``gamma -> (L, dL/dgamma)`` for the exact population loss (SPEC A4), by autograd."""
     corr = label_correlation(model, task)
+    return autograd_weights_gradient(
+        lambda gamma: population_loss(gamma, support.to(gamma.device), corr)
+    )
 
-    def exact(gamma: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+
+def autograd_weights_gradient(loss_of: Callable[[torch.Tensor], torch.Tensor]) -> WeightsGradient:
+    """``gamma -> (loss, d loss / d gamma)`` per replica, by autograd on ``loss_of``."""
+
+    def both(gamma: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         with torch.enable_grad():
             gamma = gamma.detach().requires_grad_(True)
-            loss = population_loss(gamma, support.to(gamma.device), corr)
+            loss = loss_of(gamma)
             (grad,) = torch.autograd.grad(loss.sum(), gamma)
         return loss.detach(), grad
 
-    return exact
+    return both
 
 
 def population_objective(model: QueryHeads, task: SparseParity, support: torch.Tensor) -> Objective:

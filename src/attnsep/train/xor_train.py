@@ -48,7 +48,7 @@ from ..rng import generator, stream_seed
 from ..tasks.parity import SparseParity
 from ..validate import require
 from .descent import Adam, Descent
-from .parity import default_eta, label_correlation, query_gradient
+from .parity import autograd_weights_gradient, default_eta, label_correlation, query_gradient
 
 
 def default_train_eta(d: int, k: int, scale: float) -> float:
@@ -93,19 +93,6 @@ def exact_loss(gamma: torch.Tensor, support: torch.Tensor, corr: float) -> torch
             return parity.two_head_loss(gamma, support, corr)
         return kparity.population_loss(gamma, support, corr)
     return parity.population_loss(gamma, support, corr)
-
-
-def weights_gradient(loss_of: Callable[[torch.Tensor], torch.Tensor]):
-    """``gamma -> (loss, d loss / d gamma)`` per replica, by autograd on ``loss_of``."""
-
-    def both(gamma: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        with torch.enable_grad():
-            gamma = gamma.detach().requires_grad_(True)
-            loss = loss_of(gamma)
-            (grad,) = torch.autograd.grad(loss.sum(), gamma)
-        return loss.detach(), grad
-
-    return both
 
 
 def sample_gradient(
@@ -177,7 +164,7 @@ class TrainingObjective:
     def __init__(self, config: XorTrainConfig, model: QueryHeads, support, batches: Batches):
         self.model, self.batches = model, batches
         corr = label_correlation(model, config.task())
-        self.exact = weights_gradient(lambda gamma: exact_loss(gamma, support, corr))
+        self.exact = autograd_weights_gradient(lambda gamma: exact_loss(gamma, support, corr))
         self.population = config.gradient == "population"
         self.scores: torch.Tensor | None = None
 
