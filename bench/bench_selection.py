@@ -30,7 +30,8 @@ from common import (
     row,
 )
 
-from attnsep.train.selection import POSITION_LR_PER_DIM, SelectionTrainConfig, train
+from attnsep.configs import POSITION_LR_PER_DIM
+from attnsep.train.selection import SelectionTrainConfig, train
 
 STEPS = 60
 LARGE_STEPS = 5

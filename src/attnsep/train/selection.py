@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..configs import POSITION_LR_PER_DIM, SelectionTrainConfig  # noqa: F401 (their old home)
+from ..configs import SelectionTrainConfig
 from ..exact.selection import per_sequence_loss
 from ..models.selector import forward, trainable_mask
 from ..positional_encodings import FixedPE, StochasticPE

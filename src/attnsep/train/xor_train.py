@@ -30,13 +30,7 @@ import numpy as np
 import torch
 
 from .. import attention
-from ..configs import (  # noqa: F401 (their old home)
-    ADAM_LR,
-    DEFAULT_ETA_SCALE,
-    MAX_CUBE_D,
-    MAX_DATA_ELEMENTS,
-    XorTrainConfig,
-)
+from ..configs import XorTrainConfig
 from ..device import resolve_device, resolve_dtype
 from ..exact import kparity, parity
 from ..io import save_npz
