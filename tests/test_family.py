@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from attnsep.exact.family import best_family_loss, family_losses, family_products
-from attnsep.exact.selection import orthonormal_loss, per_sequence_loss
+from attnsep.exact.selection import per_sequence_loss
+from attnsep.exact.selection_bounds import orthonormal_loss
 from attnsep.positional_encodings import StochasticPE
 from attnsep.tasks.selection import TokenSelection
 

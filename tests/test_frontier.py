@@ -15,7 +15,7 @@ import torch
 from attnsep import api
 from attnsep.configs import SELECTION_TARGET
 from attnsep.engine.store import Store
-from attnsep.exact.selection import fcn_bottleneck_loss, uniform_attention_loss
+from attnsep.exact.selection_bounds import fcn_bottleneck_loss, uniform_attention_loss
 from attnsep.experiments import separation_select
 from attnsep.experiments import xor_thresholds as xt
 from attnsep.metrics.parity import sign_error

@@ -18,11 +18,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attnsep.exact.parity import enumeration_loss, population_loss
-from attnsep.exact.selection import (
+from attnsep.exact.selection import per_sequence_loss
+from attnsep.exact.selection_bounds import (
     fcn_bottleneck_loss,
     fcn_loss_floor,
     orthonormal_loss,
-    per_sequence_loss,
     uniform_attention_loss,
     zero_predictor_loss,
 )

@@ -8,7 +8,7 @@ import math
 import pytest
 import torch
 
-from attnsep.exact.selection import uniform_attention_loss
+from attnsep.exact.selection_bounds import uniform_attention_loss
 from attnsep.metrics.selection import LengthEval
 from attnsep.results import length_record
 

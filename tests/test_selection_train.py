@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from attnsep.exact.selection import uniform_attention_loss
+from attnsep.exact.selection_bounds import uniform_attention_loss
 from attnsep.metrics.selection import cos_to_ground_truth, evaluate_length
 from attnsep.models.selector import forward
 from attnsep.train.selection import SelectionTrainConfig, train

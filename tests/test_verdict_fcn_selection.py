@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from attnsep.exact.selection import fcn_bottleneck_loss, uniform_attention_loss
+from attnsep.exact.selection_bounds import fcn_bottleneck_loss, uniform_attention_loss
 from attnsep.experiments import fcn_selection as exp
 from attnsep.metrics import stats
 from attnsep.search import Probe

@@ -17,7 +17,7 @@ import torch
 
 from .configs import EVAL_SIZE
 from .engine.store import records_frame
-from .exact.selection import fcn_loss_floor, uniform_attention_loss
+from .exact.selection_bounds import fcn_loss_floor, uniform_attention_loss
 from .experiments.base import ExperimentConfig, Record, get
 from .io import save_npz
 from .metrics.ensemble import summary as value_summary

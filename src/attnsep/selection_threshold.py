@@ -49,7 +49,7 @@ from .configs import PE_KINDS, POSITION_LR_PER_DIM
 from .configs import SELECTION_RIVAL_MIN_ALPHA as RIVAL_MIN_ALPHA
 from .configs import SELECTION_TARGET as TARGET
 from .exact.family import best_family_loss
-from .exact.selection import uniform_attention_loss
+from .exact.selection_bounds import uniform_attention_loss
 from .metrics import stats
 from .metrics.stats import LINEAR_LOG, POWER
 from .rng import stream_seed

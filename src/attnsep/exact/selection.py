@@ -1,7 +1,7 @@
 """The exact-over-tokens loss for sparse token selection (SPEC B3).
 
-Losses are ``E‖f − STS‖²`` summed over the ``d`` coordinates. The closed forms of SPEC B4 live
-in :mod:`attnsep.exact.selection_bounds` (no torch) and are re-exported here.
+Losses are ``E‖f − STS‖²`` summed over the ``d`` coordinates. The closed forms of SPEC B4 are
+in :mod:`attnsep.exact.selection_bounds` (no torch).
 """
 
 from __future__ import annotations
@@ -13,25 +13,6 @@ import torch
 from ..models.selector import position_logits
 from ..tasks.selection import subset_mask
 from ..validate import require
-from .selection_bounds import (
-    fcn_bottleneck_loss,
-    fcn_loss_floor,
-    orthonormal_loss,
-    uniform_attention_loss,
-    zero_predictor_loss,
-)
-
-__all__ = [
-    "depends_on_tokens",
-    "exact_loss",
-    "fcn_bottleneck_loss",
-    "fcn_loss_floor",
-    "mean_stderr",
-    "orthonormal_loss",
-    "per_sequence_loss",
-    "uniform_attention_loss",
-    "zero_predictor_loss",
-]
 
 
 def depends_on_tokens(W: torch.Tensor, m_p: int) -> torch.Tensor:

@@ -110,7 +110,7 @@ def split(config: Config) -> list[Config]:
 
 
 def _fcn_records(config: Config, setting: Setting) -> list[Record]:
-    from ..exact.selection import fcn_bottleneck_loss, uniform_attention_loss
+    from ..exact.selection_bounds import fcn_bottleneck_loss, uniform_attention_loss
     from ..train.fcn import train_selection
 
     T, d, q = setting
@@ -147,7 +147,7 @@ def _fcn_records(config: Config, setting: Setting) -> list[Record]:
 
 
 def _transformer_record(config: Config, setting: Setting) -> Record:
-    from ..exact.selection import uniform_attention_loss
+    from ..exact.selection_bounds import uniform_attention_loss
     from ..metrics.selection import evaluate_length
     from ..train.selection import train
 
@@ -340,7 +340,7 @@ def verdict(records: list[Record], config: Config) -> dict:
 
 
 def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
-    from ..exact.selection import fcn_bottleneck_loss, uniform_attention_loss
+    from ..exact.selection_bounds import fcn_bottleneck_loss, uniform_attention_loss
 
     path = out / "fcn_selection.png"
     rows = summarize(records)

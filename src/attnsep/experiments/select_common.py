@@ -17,7 +17,7 @@ def train_and_evaluate(
     config: SelectionTrainConfig, lengths: list[int], eval_size: int = EVAL_SIZE
 ) -> dict[str, Any]:
     """Train, then evaluate at every length; plain numbers (replica 0 of a 1-replica run)."""
-    from ..exact.selection import uniform_attention_loss
+    from ..exact.selection_bounds import uniform_attention_loss
     from ..metrics.selection import cos_to_ground_truth, evaluate_lengths
     from ..train.selection import train
 

@@ -75,7 +75,7 @@ def fcn_min_width(T: int, d: int, q: int, target: float) -> int:
     """The smallest first-layer width any FCN on ``[vec X ; 1_y]`` needs to reach ``target`` x
     the uniform loss, proven (SPEC B4): a width-``w`` net sees ``y`` and ``w`` linear
     functionals of ``vec X``, whose least loss is ``fcn_bottleneck_loss``; exact arithmetic."""
-    from ..exact.selection import fcn_bottleneck_loss, uniform_attention_loss
+    from ..exact.selection_bounds import fcn_bottleneck_loss, uniform_attention_loss
 
     limit = uniform_attention_loss(T, q, d) * Fraction(target)
     return next(w for w in range(T * d + 1) if fcn_bottleneck_loss(T, q, d, w) <= limit)
