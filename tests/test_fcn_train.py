@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from attnsep.configs import default_xor_lr
-from attnsep.exact import selection as exact_selection
+from attnsep.exact import selection_bounds as exact_selection
 from attnsep.rng import generator
 from attnsep.tasks.parity import SparseParity
 from attnsep.tasks.selection import TokenSelection, sts
