@@ -30,7 +30,8 @@ from common import (
     torch_profile_top,
 )
 
-from attnsep.train.fcn import SelectionFCNConfig, XorFCNConfig, train_selection, train_xor
+from attnsep.configs import SelectionFCNConfig, XorFCNConfig
+from attnsep.train.fcn import train_selection, train_xor
 
 E = 32
 XOR_STEPS, SELECTION_STEPS = 200, 100

@@ -20,8 +20,9 @@ from typing import Any
 
 import torch
 
+from attnsep.configs import XorFCNConfig
 from attnsep.one_step import OneStepConfig, run_one_step
-from attnsep.train.fcn import XorFCNConfig, train_xor
+from attnsep.train.fcn import train_xor
 
 SIZES = {
     "full": {"huge_d": 10_000_000, "ensemble_d": 10_000, "replicas": 256, "fcn_steps": 200},

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from .configs import EVAL_SIZE, default
+from .configs import EVAL_SIZE, SelectionFCNConfig, XorFCNConfig, default
 from .device import torch_threads
 from .engine.executors import EXECUTORS
 from .engine.jobs import Job, expand_grid, jobs_for
@@ -23,7 +23,7 @@ from .experiments import base
 from .metrics.selection import evaluate_lengths
 from .one_step import OneStepConfig, run_one_step
 from .results import ExperimentResult, FCNResult, SelectorResult, SweepResult, XorStepResult
-from .train.fcn import SelectionFCNConfig, XorFCNConfig, train_selection
+from .train.fcn import train_selection
 from .train.fcn import train_xor as train_xor_fcn
 from .train.selection import SelectionTrainConfig, train
 from .train.xor_train import XorTrainConfig, XorTrainResult, train_xor
@@ -218,9 +218,9 @@ def train_fcn(task: str, *, seeds: int | None = None, seed: int = 0, **options: 
     seeds, seed
         Number of replicas (default: the config's) and base seed.
     **options
-        Any other field of ``attnsep.train.fcn.XorFCNConfig`` (``d``, ``width``,
+        Any other field of ``attnsep.configs.XorFCNConfig`` (``d``, ``width``,
         ``depth``, ``steps``, ``batch``, ``lr``, ``optimizer``, ``loss``, ``samples``, ...) or
-        ``attnsep.train.fcn.SelectionFCNConfig`` (``d``, ``T``, ``q``, ``width``, ...).
+        ``attnsep.configs.SelectionFCNConfig`` (``d``, ``T``, ``q``, ``width``, ...).
 
     Returns
     -------

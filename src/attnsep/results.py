@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from .configs import EVAL_SIZE
+from .configs import EVAL_SIZE, SelectionFCNConfig, XorFCNConfig
 from .engine.store import records_frame
 from .exact.selection_bounds import fcn_loss_floor, uniform_attention_loss
 from .experiments.base import ExperimentConfig, Record, get
@@ -27,7 +27,7 @@ from .models.mlp import count
 from .models.query_heads import QueryHeads
 from .one_step import OneStepConfig, OneStepResult, summarize
 from .positional_encodings import FixedPE
-from .train.fcn import SelectionFCNConfig, SelectionFCNResult, XorFCNConfig, XorFCNResult
+from .train.fcn import SelectionFCNResult, XorFCNResult
 from .train.selection import SelectionTrainConfig, SelectionTrainResult
 from .validate import require
 
