@@ -39,23 +39,6 @@ def rate_band(ax, xs, records, label: str, color=None) -> None:
     )
 
 
-def params_band(ax, points, size: str, label: str) -> None:
-    """Parameters needed vs ``size`` (median seed group) with the range over the groups, on
-    log2-log2 axes (points carry ``params``, ``params_low``, ``params_high``)."""
-    xs = [p[size] for p in points]
-    (line,) = ax.plot(xs, [p["params"] for p in points], marker="o", label=label)
-    ax.fill_between(
-        xs,
-        [p["params_low"] for p in points],
-        [p["params_high"] for p in points],
-        color=line.get_color(),
-        alpha=0.2,
-    )
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log", base=2)
-    ax.set_ylabel("trainable parameters needed")
-
-
 def bar_lengths(values, lows, highs) -> np.ndarray:
     """Error-bar lengths below and above ``values`` (never negative), for ``errorbar(yerr=)``;
     the caller maps an open upper bound to the height it is drawn to."""
