@@ -17,10 +17,11 @@ def emit_json(obj: dict[str, Any]) -> None:
 
 
 def console(stderr: bool = False) -> Any:
-    """A rich console on stdout, or on stderr."""
+    """A rich console on stdout, or on stderr. Text prints as written (no rich markup: an
+    interval such as ``[n/a, inf]`` is data, not a style); colour comes from ``rich.text.Text``."""
     from rich.console import Console
 
-    return Console(stderr=stderr)
+    return Console(stderr=stderr, markup=False)
 
 
 def table(title: str, columns: Iterable[str], justify: str = "left", **options: Any) -> Any:

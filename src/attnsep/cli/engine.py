@@ -117,6 +117,8 @@ def sweep_with_progress(jobs, store, executor, address, quiet, label, workers=No
     """Run ``jobs`` with a progress bar on stderr (none when ``quiet``). Whatever the run
     prints (e.g. Ray reporting a lost node) goes to stderr: stdout is the command's result.
     A dead worker ends the command with one error line and exit code 1."""
+    from rich.text import Text
+
     from ..engine.executors import WorkerDied
 
     progress = progress_bar(quiet)
@@ -131,7 +133,9 @@ def sweep_with_progress(jobs, store, executor, address, quiet, label, workers=No
                 progress.advance(task)
                 if row["status"] != "done" and not quiet:
                     first = row["error"].splitlines()[0]
-                    console(stderr=True).print(f"[red]job failed[/red] {job.experiment} {first}")
+                    console(stderr=True).print(
+                        Text("job failed", style="red"), job.experiment, first
+                    )
 
             return run_sweep(
                 jobs,
@@ -224,12 +228,12 @@ def write_claims(store, names: list[str], preset: str, out: Path) -> Path:
 
 def show_claims(claims: list[dict]) -> None:
     """The claims table: each verdict in its colour, with its reason in one sentence."""
+    from rich.text import Text
+
     made = table("claims", ("claim", "title", "verdict", "reason"))
     for c in claims:
         color = VERDICT_COLORS.get(c["verdict"], "green")
-        made.add_row(
-            c["claim"], c["title"], f"[{color}]{c['verdict']}[/{color}]", c.get("reason", "")
-        )
+        made.add_row(c["claim"], c["title"], Text(c["verdict"], style=color), c.get("reason", ""))
     console().print(made)
 
 

@@ -7,14 +7,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from ..engine.store import DEFAULT_PATH
 from ..io import writable_folder
 from ..validate import int_at_least, require
-from .common import emit_json
+from .common import console, emit_json, table
 from .options import int_list
 
 if TYPE_CHECKING:
@@ -40,17 +37,14 @@ def run_stored(name: str, config: dict[str, Any], store: Path) -> ExperimentResu
 
 
 def show(text: TextTable) -> None:
-    """Print a :class:`~attnsep.report.frontier_tables.TextTable` with rich, as plain text
-    (no markup: an interval such as ``[n/a, inf]`` is printed, not read as a style)."""
-    table = Table(title=Text(text.title))
-    for column in text.columns:
-        table.add_column(Text(column), justify="right")
+    """Print a :class:`~attnsep.report.frontier_tables.TextTable`: the table, then its notes."""
+    made = table(text.title, text.columns, "right")
     for row in text.rows:
-        table.add_row(*(Text(cell) for cell in row))
-    console = Console()
-    console.print(table)
+        made.add_row(*row)
+    out = console()
+    out.print(made)
     for note in text.notes:
-        console.print(note, markup=False)
+        out.print(note)
 
 
 @app.command("xor")
