@@ -283,6 +283,7 @@ def test_select_table_rows_from_a_summary():
                 "q": 1,
                 "transformer": {
                     "slope_ln_T": estimate("b", 1.5, 1.0, 2.0),
+                    "polylog_exponent": estimate("p", 1.5, 1.0, 2.0),
                     "exponent": estimate("alpha", 0.25, 0.1, None),
                     "held_out": None,
                 },
@@ -297,8 +298,8 @@ def test_select_table_rows_from_a_summary():
     )
     assert len(table.columns) == 7 and "d = 4" in table.title and "0.2 x uniform" in table.title
     (note,) = table.notes
-    assert "q=1" in note and "b = 1.5 [1, 2]" in note and "alpha = 0.25 [0.1, inf]" in note
-    assert "not tested (needs 3 values of T)" in note and "3.25 per T, exponent 1 (exact)" in note
+    assert "q=1" in note and "p = 1.5 [1, 2]" in note and "alpha = 0.25 [0.1, inf]" in note
+    assert "not tested (needs 4 values of T)" in note and "3.25 per T, exponent 1 (exact)" in note
 
 
 SELECT = ("frontier", "select", "--T", "4,8,16", "--d", "2", "--q", "1,2", "--seeds", "3")
@@ -363,7 +364,8 @@ def test_frontier_select_json_is_the_experiments_analysis(select_run):
         fit = next(f for f in report["fit"] if f["q"] == q)
         assert fit["transformer"]["slope_ln_T"]["value"] == pytest.approx(s["b"][0])
         assert fit["transformer"]["exponent"]["low"] == pytest.approx(s["alpha"][1])
-        assert fit["transformer"]["held_out"] == s["comparison"]["decided"]
+        decided = None if s["comparison"] is None else s["comparison"]["decided"]
+        assert fit["transformer"]["held_out"] == decided
         assert fit["fcn"]["affine"] == s["fcn_growth"]["affine"]
 
 

@@ -149,11 +149,38 @@ def test_law_series_decides_a_log_law_and_a_power_law():
     log = sel.law_series(synthetic(lambda t: 40 + 60 * math.log(t), Ts))
     assert log["comparison"]["decided"] == "paper"
     assert log["b"][1] <= 60 * 0.99 and log["b"][2] >= 60 * 0.8  # u_r in [0.8, 1]
-    power = sel.law_series(synthetic(lambda t: 20 * t**0.6, Ts))
+    assert log["p"][1] <= 1 <= log["p"][2] and not log["flat"]
+    # a + b (ln T)^p with p up to 4 follows T^0.6 over T <= 512 (both laws predict it), not T^0.9
+    power = sel.law_series(synthetic(lambda t: 20 * t**0.9, Ts))
     assert power["comparison"]["decided"] == "rival"
-    assert power["alpha"][1] <= 0.6 <= power["alpha"][2] + 0.02
+    assert power["alpha"][1] <= 0.9 <= power["alpha"][2] + 0.02
     shifted = sel.law_series(synthetic(lambda t: 40 + 60 * math.log(t), Ts), offset=10)
     assert shifted["m"] == [m + 10 for m in log["m"]]
+    assert shifted["p"] == log["p"] and shifted["comparison"]["paper"]["inside"]
+
+
+def test_law_series_flags_a_flat_series_and_judges_the_prediction_with_its_band():
+    flat = sel.law_series(synthetic(lambda t: 2.5 + (t > 64), [8, 16, 32, 64, 128, 256]))
+    assert flat["flat"]
+    steps = sel.law_series(synthetic(lambda t: 2.5 + 4 * (t > 64), [8, 16, 32, 64, 128, 256]))
+    assert not steps["flat"]
+    log = sel.law_series(synthetic(lambda t: 40 + 60 * math.log(t), [16, 32, 64, 128]))
+    band = log["comparison"]["paper"]["band"]
+    assert all(lo <= hi for lo, hi in band) and "the intervals ± 1" in sel.predictions(
+        log["comparison"]["paper"]
+    )
+    assert sel.law_series(synthetic(lambda t: 5 * t, [16, 32, 64]))["comparison"] is None
+
+
+@pytest.mark.parametrize("law", [stats.AFFINE_POLYLOG, stats.POWER, stats.LINEAR_LOG])
+def test_vectorized_exponents_equal_the_laws_own_fits(law):
+    rng = np.random.default_rng(3)
+    Ts = [8.0, 16.0, 32.0, 64.0, 128.0, 256.0]
+    rows = np.array([9, 11, 13, 16, 18, 20], dtype=float) + rng.integers(-2, 3, (300, 6))
+    rows[5, 2] = np.inf
+    fast = sel._rows_exponents(law, Ts, rows)
+    slow = stats.exponent_draws(law, Ts, rows)
+    assert np.isnan(fast[5]) and np.allclose(fast, slow, equal_nan=True)
 
 
 def off_identity(G: torch.Tensor) -> float:

@@ -426,3 +426,34 @@ def test_claim_carries_estimates_and_extras():
             "the rule",
         )
         json.dumps(c, allow_nan=False)
+
+
+@pytest.mark.parametrize("resamples", [None, 200])
+def test_vectorized_bootstrap_and_fits_match_their_loops(resamples):
+    """``threshold_draws`` (all resamples at once) is the search re-run on each ``bootstrap``
+    draw; ``exponent_draws`` of a two-parameter law is ``fit`` row by row."""
+    rng = np.random.default_rng(3)
+    with stats.resampling(resamples or stats.RESAMPLES):
+        for trial in range(20):
+            n, k = int(rng.integers(1, 70)), int(rng.integers(1, 12))
+            outcomes = rng.random((n, k)) < rng.random(k)
+            reference = rng.random(n) < 0.9 if trial % 2 else None
+            sizes = rng.permutation(np.arange(1, 40))[:k].tolist()
+            point, draws = stats.threshold_draws(sizes, outcomes, 0.9, reference, seed=trial)
+            joined = np.column_stack([outcomes, np.ones(n) if reference is None else reference])
+
+            def search(draw, sizes=sizes):
+                rows = draw[0]
+                goal = 0.9 * rows[:, -1].mean()
+                return stats.first_passing(sizes, rows[:, :-1].mean(axis=0), goal)
+
+            loop = stats.bootstrap([joined.astype(float)], search, seed=trial)
+            assert point == search([joined.astype(float)]) and np.array_equal(draws, loop)
+    xs = [64.0, 128.0, 256.0, 512.0, 1024.0]
+    rows = np.round(rng.uniform(10, 30, (300, 5)))
+    rows[::40, 4] = np.inf
+    for law in (stats.POWER, stats.POLYLOG, stats.LINEAR_LOG):
+        loop = [law.fit(xs, r)[1] if np.isfinite(r).all() else math.nan for r in rows]
+        np.testing.assert_allclose(
+            stats.exponent_draws(law, xs, rows), loop, rtol=1e-9, atol=1e-12, equal_nan=True
+        )

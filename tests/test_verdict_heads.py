@@ -1,17 +1,27 @@
-"""The A7.4 verdict on synthetic records, and the gradient alignment against autograd."""
+"""The A7.4 verdict on synthetic records, the criterion's error rates (SPEC Part E), the median
+interval of the alignment ratio, and the gradient alignment against autograd."""
 
 from __future__ import annotations
 
 import itertools
 import json
+import math
 
 import numpy as np
 import pytest
 import torch
 
 from attnsep.embeddings import sphere_embeddings
-from attnsep.experiments.xor_heads import Config, initial_state, verdict
-from attnsep.metrics import stats
+from attnsep.experiments.xor_heads import (
+    EXPERIMENT,
+    RIVAL_RATE,
+    Config,
+    initial_state,
+    median_ranks,
+    ratio_median,
+    verdict,
+)
+from attnsep.metrics import calibration, stats
 from attnsep.metrics.alignment import alignment_ratio, score_change
 from attnsep.models.query_heads import QueryHeads
 from attnsep.one_step import OneStepConfig, run_one_step
@@ -75,6 +85,114 @@ def test_a_failing_middle_size_is_inconclusive():
 
 def test_only_small_sizes_are_inconclusive():
     assert verdict(records([64], ds=[64]), CONFIG)["verdict"] == stats.INCONCLUSIVE
+
+
+def test_the_alignment_ratio_is_reported_and_not_judged():
+    """Part E's alignment condition needs measurements this experiment does not make: a median
+    ratio below 1 at every d leaves the specialization verdict as it is, and the reason says so."""
+    rows = records([240, 245, 250])
+    for r in rows:
+        r["ratio"] = (np.asarray(r["ratio"]) * 0.4).tolist()  # medians about 0.6
+    claim = verdict(rows, CONFIG)
+    assert claim["verdict"] == stats.REPRODUCED
+    assert "not judged" in claim["reason"] and "not judged" in claim["criterion"]
+    assert "version 2" in claim["criterion"] and EXPERIMENT.criterion_version == 2
+    ratio = next(e for e in claim["estimates"] if e["name"].endswith("median, d=4096"))
+    assert ratio["high"] < 1.0
+
+
+# --- the median's interval -------------------------------------------------------------------
+
+
+def binomial_between(n: int, a: int, b: int) -> float:
+    """``P(a <= Bin(n, 1/2) <= b)``."""
+    return sum(math.comb(n, j) for j in range(a, b + 1)) / 2**n
+
+
+@pytest.mark.parametrize("n", [20, 64, 256, 1024])
+def test_median_ranks_cover_the_median_with_at_least_95_percent_and_are_the_tightest(n):
+    lo, hi = median_ranks(n)
+    assert hi == n - 1 - lo
+    # the median lies in [x_(lo), x_(hi)] (0-based) when lo + 1 <= #(values below it) <= hi
+    assert binomial_between(n, lo + 1, hi) >= 0.95
+    assert binomial_between(n, lo + 2, hi - 1) < 0.95
+
+
+def test_too_few_replicas_give_the_smallest_and_largest_value():
+    assert median_ranks(3) == (0, 2)
+    assert ratio_median({"ratio": [3.0, 1.0, 2.0]}) == (2.0, 1.0, 3.0)
+
+
+def test_the_median_interval_agrees_with_the_bootstrap_at_1024_replicas():
+    ratios = np.random.default_rng(4).lognormal(0.0, 0.3, 1024)
+    value, low, high = ratio_median({"ratio": ratios.tolist()})
+    boot = stats.interval(stats.bootstrap([ratios], lambda draw: float(np.median(draw[0]))))
+    ordered = np.sort(ratios)
+    assert value == pytest.approx(np.median(ratios))
+    for ours, theirs in zip((low, high), boot, strict=True):
+        assert abs(np.searchsorted(ordered, ours) - np.searchsorted(ordered, theirs)) <= 4
+
+
+# --- the criterion's error rates (SPEC Part E) ----------------------------------------------
+
+
+def standard_run() -> list[dict]:
+    """The summaries as the seed-0 standard run measured them (docs/claims.md); the alignment
+    ratios log-normal around the measured medians."""
+    config = EXPERIMENT.config("standard")
+    measured = {
+        "antisymmetric": ([965, 974, 991], [40, 26, 10], [1.09, 1.0, 0.93]),
+        "independent": ([931, 933, 932], [69, 64, 54], [1.14, 1.04, 0.98]),
+    }
+    rows = []
+    for init, (hits, collapses, medians) in measured.items():
+        for d, h, c, med in zip(config.d_values, hits, collapses, medians, strict=True):
+            row = summary(init, d, h, config.seeds)
+            ratios = med * np.random.default_rng(d).lognormal(0.0, 0.27, config.seeds)
+            rows.append({**row, "collapses": c, "collapse_rate": c / config.seeds})
+            rows[-1]["ratio"] = ratios.tolist()
+    return rows
+
+
+def test_the_hypotheses_simulate_the_measured_rates_and_a_rival_at_0_8():
+    config = EXPERIMENT.config("standard")
+    real = standard_run()
+    h = EXPERIMENT.hypotheses(real, config)
+    rng = np.random.default_rng(6)
+    paper = [h.paper(config, rng) for _ in range(200)]
+    rival = [h.rival(config, rng) for _ in range(200)]
+    n = config.seeds
+    for i, r in enumerate(real):
+        p = r["on_target_rate"]
+        got = np.mean([sim[i]["on_target"] for sim in paper]) / n
+        assert abs(got - p) <= 4 * math.sqrt(p * (1 - p) / (200 * n))
+    last = np.mean([sim[2]["on_target_rate"] for sim in rival])  # anti-symmetric, d = 4096
+    assert abs(last - RIVAL_RATE) <= 4 * math.sqrt(0.16 / (200 * n))
+    assert [(r["init"], r["d"]) for r in rival[0]] == [(r["init"], r["d"]) for r in real]
+
+
+def test_the_criterion_has_power_and_a_small_false_pass_at_the_standard_sizes():
+    """40 simulations per law: power > 0.5 and false pass <= 0.2 (binomial bounds for true
+    rates near 1 and near 0: 1024 seeds at rates 0.94 .. 0.97 against 0.8 at d = 4096)."""
+    config = EXPERIMENT.config("standard")
+    h = EXPERIMENT.hypotheses(standard_run(), config)
+    rates = calibration.error_rates(
+        lambda rows: verdict(rows, config)["verdict"],
+        lambda rng: h.paper(config, rng),
+        lambda rng: h.rival(config, rng),
+        simulations=40,
+        seed=3,
+    )
+    assert rates["power"] > 0.5
+    assert rates["false_pass"] <= 0.2
+    assert rates["false_fail"] <= 0.2
+
+
+def test_calibrate_runs_through_the_experiment():
+    config = EXPERIMENT.config("standard")
+    out = EXPERIMENT.calibrate(standard_run(), config, simulations=10)
+    assert {"power", "false_pass", "false_fail", "paper_law", "rival_law", "noise"} <= set(out)
+    assert str(RIVAL_RATE) in out["rival_law"]
 
 
 def exact_loss(V: torch.Tensor, theta: torch.Tensor, support: torch.Tensor) -> torch.Tensor:

@@ -1,20 +1,26 @@
-"""The A7.1 verdict on synthetic records, the width schedule and the seeds-to-decide rule."""
+"""The A7.1 verdict on synthetic records, the failure-rate trend test, the criterion's error
+rates (SPEC Part E), the width schedule and the seeds-to-decide rule."""
 
 from __future__ import annotations
 
 import json
+import math
 
+import numpy as np
 import pytest
 
 from attnsep.experiments import base
 from attnsep.experiments.xor_one_step import (
+    EXPERIMENT,
+    RIVAL_END,
     Config,
+    failure_trend,
     schedule_m,
     seeds_to_decide,
     split,
     verdict,
 )
-from attnsep.metrics import stats
+from attnsep.metrics import calibration, stats
 
 CONFIG = Config()
 DS = [2**6, 2**10, 2**14, 2**20]
@@ -47,8 +53,26 @@ def test_agreeing_records_are_reproduced():
     claim = verdict(records([126, 127, 128, 127], [120, 110, 100, 90]), CONFIG)
     assert claim["verdict"] == stats.REPRODUCED
     json.dumps(claim, allow_nan=False)
-    assert len(claim["estimates"]) == 16  # success and collapse per series and d
+    # success and collapse per series and d, the schedule's failure rate per d, its trend
+    assert len(claim["estimates"]) == 16 + 4 + 1
     assert "0.9" in claim["criterion"] and "d=1048576 (m=97)" in claim["measured"]
+    assert "shows no rise" in claim["reason"] and not claim["failure_trend"]["rises"]
+
+
+def test_a_rising_failure_rate_is_no_longer_reproduced():
+    """The Part D criterion passed these (lower bound 0.902 at 2^20, no interval-separated
+    drop); Part E also asks that 1 - rate does not rise with d: 0, 1, 3, 6 failures in 128 do."""
+    claim = verdict(records([128, 127, 125, 122], [128] * 4), CONFIG)
+    assert claim["verdict"] == stats.INCONCLUSIVE
+    assert "failure rate rises" in claim["reason"]
+    assert claim["failure_trend"]["z"] > 1.96 and claim["failure_trend"]["low"] > 0
+
+
+def test_one_schedule_size_cannot_show_the_trend():
+    one = [record("schedule", 2**20, 128)]
+    claim = verdict(one, CONFIG)
+    assert claim["verdict"] == stats.INCONCLUSIVE
+    assert "one size" in claim["reason"]
 
 
 def test_a_drop_of_the_fixed_width_is_information_only():
@@ -125,3 +149,100 @@ def test_split_gives_one_job_per_d_and_series_with_its_own_seeds():
     assert all(j.seeds_by_d == {} for j in jobs)
     # a config file spells the keys as strings
     assert exp.config("quick", seeds_by_d={"1024": 8}).seeds_by_d == {1024: 8}
+
+
+# --- the failure-rate trend test -----------------------------------------------------------
+
+
+def trend_rows(failures: list[int], seeds: list[int]) -> list[dict]:
+    return [
+        {"d": d, "seeds": n, "successes": n - f}
+        for d, f, n in zip(DS, failures, seeds, strict=True)
+    ]
+
+
+def test_the_trend_is_the_weighted_slope_over_its_standard_error_under_a_constant_rate():
+    failures, seeds = [10, 6, 3, 1], [128, 128, 128, 64]
+    trend = failure_trend(trend_rows(failures, seeds))
+    x, n = np.log(DS), np.array(seeds, dtype=float)
+    rate = np.array(failures) / n
+    slope = np.polyfit(x, rate, 1, w=np.sqrt(n))[0]  # least squares weighted by the seeds
+    pooled = sum(failures) / n.sum()
+    se = math.sqrt(pooled * (1 - pooled) / (n * (x - np.average(x, weights=n)) ** 2).sum())
+    assert trend["slope"] == pytest.approx(slope) and trend["se"] == pytest.approx(se)
+    assert trend["z"] == pytest.approx(slope / se) and not trend["rises"]
+    assert trend["low"] == pytest.approx(slope - 1.959964 * se)
+
+
+def test_no_failures_or_no_failing_trend_is_not_a_rise():
+    assert failure_trend(trend_rows([0, 0, 0, 0], [128] * 4))["z"] == 0.0
+    assert not failure_trend(trend_rows([5, 5, 5, 5], [128] * 4))["rises"]
+
+
+def test_a_constant_failure_rate_is_taken_for_a_rise_about_two_and_a_half_percent_of_the_time():
+    rng = np.random.default_rng(11)
+    sims, seeds = 2000, [128, 128, 128, 64]
+    rises = sum(
+        failure_trend(trend_rows(list(rng.binomial(seeds, 0.1)), seeds))["rises"]
+        for _ in range(sims)
+    )
+    se = math.sqrt(0.025 * 0.975 / sims)
+    assert abs(rises / sims - 0.025) <= 4 * se
+
+
+# --- the criterion's error rates (SPEC Part E) ----------------------------------------------
+
+
+def standard_run() -> list[dict]:
+    """The schedule series as the seed-0 standard run measured it (docs/claims.md)."""
+    config = EXPERIMENT.config("standard")
+    successes = [89, 109, 119, 122, 120, 125, 63]
+    collapses = [8, 3, 5, 2, 2, 0, 0]
+    rows = []
+    for d, s, c in zip(config.d_values, successes, collapses, strict=True):
+        row = record("schedule", d, s, config.seeds_by_d.get(d, config.seeds))
+        rows.append({**row, "collapses": c, "collapse_rate": c / row["seeds"]})
+    return rows
+
+
+def test_the_hypotheses_simulate_the_measured_rates_and_a_falling_rival():
+    config = EXPERIMENT.config("standard")
+    real = standard_run()
+    h = EXPERIMENT.hypotheses(real, config)
+    rng = np.random.default_rng(5)
+    paper = [h.paper(config, rng) for _ in range(300)]
+    rival = [h.rival(config, rng) for _ in range(300)]
+    for i, r in enumerate(real):
+        n = r["seeds"]
+        got = np.mean([sim[i]["successes"] for sim in paper]) / n
+        assert abs(got - r["rate"]) <= 4 * math.sqrt(r["rate"] * (1 - r["rate"]) / (300 * n))
+    first = np.mean([sim[0]["rate"] for sim in rival])
+    last = np.mean([sim[-1]["rate"] for sim in rival])
+    assert first == pytest.approx(max(r["rate"] for r in real), abs=0.01)
+    assert last == pytest.approx(RIVAL_END, abs=0.02)
+    assert [r["d"] for r in paper[0]] == config.d_values
+
+
+def test_the_criterion_has_power_and_a_small_false_pass_at_the_standard_sizes():
+    """40 simulations per law: power > 0.5 (about 0.75 expected: 64 seeds at d = 2^20 reach a
+    lower bound >= 0.9 only with 63 or 64 successes); false pass <= 0.2 (binomial bound for a
+    true rate near 0: the rival ends at 0.85)."""
+    config = EXPERIMENT.config("standard")
+    h = EXPERIMENT.hypotheses(standard_run(), config)
+    rates = calibration.error_rates(
+        lambda records: verdict(records, config)["verdict"],
+        lambda rng: h.paper(config, rng),
+        lambda rng: h.rival(config, rng),
+        simulations=40,
+        seed=3,
+    )
+    assert rates["power"] > 0.5
+    assert rates["false_pass"] <= 0.2
+    assert rates["false_fail"] <= 0.2
+
+
+def test_calibrate_runs_through_the_experiment():
+    config = EXPERIMENT.config("standard")
+    out = EXPERIMENT.calibrate(standard_run(), config, simulations=20)
+    assert {"power", "false_pass", "false_fail", "paper_law", "rival_law", "noise"} <= set(out)
+    assert "0.85" in out["rival_law"] and EXPERIMENT.criterion_version == 2

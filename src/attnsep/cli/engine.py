@@ -172,6 +172,13 @@ def reproduce(
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
     plan: bool = typer.Option(False, "--plan", help=PLAN_HELP),
     calibration: float = typer.Option(BUDGET, "--calibration", help=CALIBRATION_HELP),
+    seed: int | None = typer.Option(
+        None,
+        "--seed",
+        help="Master seed of every experiment (a fresh, independent run; default: each "
+        "preset's own, 0). A claim judged on a seed its criterion was not tuned on is "
+        "confirmatory (SPEC Part E).",
+    ),
 ) -> None:
     """Rerun every claim of both papers and write the report (index.html, claims.json)."""
     from ..engine.store import Store
@@ -183,7 +190,8 @@ def reproduce(
     preset = chosen[0] if chosen else "quick"
     names = experiment_names(only)
     check_engine(executor, workers, address, calibration)
-    groups = planned_jobs(names, preset)
+    require(seed is None or seed >= 0, f"--seed must be an integer >= 0, got {seed}")
+    groups = planned_jobs(names, preset, seed)
     if plan:
         found = plan_for(groups, store_path, executor, workers, address, calibration)
         print_plan(found, f"plan: reproduce --{preset}")
@@ -195,8 +203,11 @@ def reproduce(
     outcome = sweep_with_progress(
         jobs, store, executor, address, quiet, f"reproduce --{preset}", workers
     )
-    store.remember("last_reproduction", {"preset": preset, "names": names})
-    index = write_claims(store, names, preset, out)
+    last = {"preset": preset, "names": names, "seed": seed}
+    store.remember("last_reproduction", last)
+    seeds_run = sorted({*(store.recall(f"seeds_run:{preset}") or []), seed or 0})
+    store.remember(f"seeds_run:{preset}", seeds_run)
+    index = write_claims(store, last, out)
     if not quiet:
         console(stderr=True).print(
             f"{outcome.computed} jobs computed, {outcome.cached} from the store, "
@@ -211,29 +222,36 @@ VERDICT_COLORS = {
     "not reproduced": "red",
     "inconclusive": "yellow",
     "incomplete": "bright_black",
+    "finding": "blue",
 }
 
 
-def write_claims(store, names: list[str], preset: str, out: Path) -> Path:
-    """Judge the claims of ``names`` from the store, write the report into ``out`` and print
-    the claims table; the report's index file."""
+def write_claims(store, last: dict, out: Path) -> Path:
+    """Judge the claims of a reproduction (``last``: its preset, names and seed) from the store,
+    write the report into ``out`` and print the claims table; the report's index file."""
     from ..report.claims import build_claims
     from ..report.html import write_report  # jinja2 only when a report is written
 
-    claims = build_claims(store, names, preset, out)
+    preset, seed = last["preset"], last.get("seed")
+    seeds_run = store.recall(f"seeds_run:{preset}") or []
+    claims = build_claims(store, last["names"], preset, out, seed, seeds_run=seeds_run)
     index, _ = write_report(claims, preset, out)
     show_claims(claims)
     return index
 
 
 def show_claims(claims: list[dict]) -> None:
-    """The claims table: each verdict in its colour, with its reason in one sentence."""
+    """The claims table: each verdict in its colour, its criterion's power and false pass
+    (SPEC Part E; ``-`` for a finding), and its reason in one sentence."""
     from rich.text import Text
 
-    made = table("claims", ("claim", "title", "verdict", "reason"))
+    made = table("claims", ("claim", "title", "verdict", "power / false pass", "reason"))
     for c in claims:
         color = VERDICT_COLORS.get(c["verdict"], "green")
-        made.add_row(c["claim"], c["title"], Text(c["verdict"], style=color), c.get("reason", ""))
+        rates = c.get("calibration")
+        shown = f"{rates['power']:.2f} / {rates['false_pass']:.2f}" if rates else "-"
+        verdict = Text(c["verdict"], style=color)
+        made.add_row(c["claim"], c["title"], verdict, shown, c.get("reason", ""))
     console().print(made)
 
 
@@ -409,7 +427,7 @@ def report(
     writable_folder(out)
     store = Store(store_path)
     last = store.recall("last_reproduction") or {"preset": "quick", "names": experiment_names(None)}
-    console(stderr=True).print(f"report: {write_claims(store, last['names'], last['preset'], out)}")
+    console(stderr=True).print(f"report: {write_claims(store, last, out)}")
 
 
 def list_experiments(as_json: bool = typer.Option(False, "--json")) -> None:

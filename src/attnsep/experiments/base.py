@@ -11,9 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+if TYPE_CHECKING:  # numpy only where a claim is calibrated: the command line starts without it
+    from ..metrics import calibration
 
 Record = dict[str, Any]
 
@@ -76,6 +79,13 @@ class Experiment:
     presets: dict[str, dict[str, Any]] = field(default_factory=dict)
     version: int = 1  # bump when run() changes its results: stored jobs are then recomputed
     section: str = "the papers' claims"  # the report section (report.html.PAPERS)
+    hypotheses: Callable[[list[Record], Any], calibration.Hypotheses] | None = None
+    """The paper's law and the rival fitted to a run, to measure the criterion's error rates
+    (SPEC Part E); ``None`` for a claim that is a finding, not a test of a law or bound."""
+    criterion_version: int = 1  # bump when the verdict's criterion changes
+    tuned_on: tuple[int, ...] = (0,)
+    """Master seeds whose runs were seen before the criterion was written (exploratory runs);
+    a run on any other seed is confirmatory (SPEC Part E)."""
 
     def config(self, preset: str = "quick", **overrides: Any) -> ExperimentConfig:
         """The preset's config with ``overrides`` applied; a claim without a ``standard`` preset
@@ -84,6 +94,50 @@ class Experiment:
         base = dict(self.presets.get(preset, fallback))
         base.update(overrides)
         return parse_config(self.config_type, base, self.name)
+
+    def run_kind(self, seed: int) -> str:
+        """``exploratory`` for a master seed the criterion was tuned on, else ``confirmatory``."""
+        return "exploratory" if seed in self.tuned_on else "confirmatory"
+
+    def calibrate(
+        self, records: list[Record], config: Any, simulations: int | None = None
+    ) -> dict[str, Any] | None:
+        """The criterion's error rates at ``config`` (``metrics.calibration.calibrate``); when
+        they miss the goals, the first of twice and four times the seeds (``more_seeds``), then
+        the ``full`` preset, whose simulated rates meet them. ``None`` without ``hypotheses``."""
+        from ..metrics import calibration
+
+        if self.hypotheses is None:
+            return None
+        candidates: list[tuple[str, Any]] = []
+        if more_seeds(config, 1):
+            candidates += [
+                (f"{k}x the seeds", config.model_copy(update=more_seeds(config, k))) for k in (2, 4)
+            ]
+        if "full" in self.presets:
+            candidates.append(("the full preset", self.config("full", seed=config.seed)))
+        return calibration.calibrate(
+            self.verdict,
+            self.hypotheses(records, config),
+            config,
+            candidates,
+            simulations or calibration.SIMULATIONS,
+            seed=config.seed,
+        )
+
+
+def more_seeds(config: Any, factor: int) -> dict[str, Any]:
+    """``factor`` times every seed count of ``config``: the fields named ``seeds`` or
+    ``seeds_...``, whole numbers or mappings to them (e.g. ``seeds_by_d``)."""
+    out: dict[str, Any] = {}
+    for name in type(config).model_fields:
+        value = getattr(config, name)
+        if name == "seeds" or name.startswith("seeds_"):
+            if isinstance(value, int):
+                out[name] = factor * value
+            elif isinstance(value, dict):
+                out[name] = {k: factor * v for k, v in value.items()}
+    return out
 
 
 PRESETS = ("quick", "standard", "full")

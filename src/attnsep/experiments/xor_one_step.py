@@ -1,20 +1,24 @@
 """A7.1 — one population gradient step suffices, at a fixed width and at a polylog schedule.
 
-For every ``d`` two series are run (SPEC A7.1, Part D): the width held at each of
+For every ``d`` two series are run (SPEC A7.1, Parts D and E): the width held at each of
 ``m_values`` and the width growing as ``m(d) = ceil(schedule_scale * (ln d)^2)``. Success is
-the certified one-step success of SPEC A6; every rate carries its Wilson 95% interval.
+the certified one-step success of SPEC A6; every rate carries its Wilson 95% interval, and the
+failure rate ``1 - rate`` along the schedule carries a trend test in ``ln d`` (SPEC Part E).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+import numpy as np
 from pydantic import Field
 
 from ..configs import AttentionName, OneStepConfig, default, inherit
-from ..metrics import stats
+from ..metrics import calibration, stats
+from ..validate import require
 from . import plotting
 from .base import Device, Experiment, ExperimentConfig, InputLength, Positive, Record, register
 
@@ -24,18 +28,33 @@ if TYPE_CHECKING:
 Series = Literal["fixed", "schedule"]
 SERIES: tuple[Series, ...] = ("schedule", "fixed")
 TARGET = 0.9
+TREND_Z = 1.959963984540054
+"""The failure rate rises when the one-sided trend test's z exceeds this (level 2.5%): the lower
+end of the slope's 95% interval is then above 0."""
+RIVAL_END = 0.85
+"""The rival's success rate at the largest ``d`` (``hypotheses``): below 0.9, failure rising."""
 
 
 class Config(ExperimentConfig):
     """One-step success vs ``d`` for a fixed width and a polylog width schedule (SPEC A7.1).
 
-    Criterion (SPEC Part D, fixed before any standard-size numbers), on the schedule series:
-    *not reproduced* when the rate falls with ``d`` with separated intervals (some
+    Criterion (criterion version 2, SPEC Part E; written after the seed-0 standard data were
+    seen, so its confirmatory run is on another master seed), on the schedule series:
+    *not reproduced* (as Part D) when the rate falls with ``d`` with separated intervals (some
     ``d1 < d2`` with Wilson high(d2) < Wilson low(d1)) or when the Wilson upper bound at the
     largest ``d`` is below 0.9; *reproduced* when the Wilson lower bound at the largest ``d`` is
-    >= 0.9 and no such drop exists; *inconclusive* otherwise, saying how many seeds at the
-    largest ``d`` would decide at the observed rate. The fixed-width series is reported beside
-    it (one curve per ``m_values`` entry), with its own drop test, as information.
+    >= 0.9, no such drop exists, and the failure rate ``1 - rate`` does not rise with ``d``;
+    *inconclusive* otherwise, saying how many seeds at the largest ``d`` would decide at the
+    observed rate, or that the failure rate rises.
+
+    "Does not rise" (Part E's "``1 - rate`` does not rise with ``d``") is the one-sided
+    Cochran-Armitage trend test of the failure counts in ``ln d`` over all the schedule's sizes:
+    the failure rate's weighted least-squares slope in ``ln d`` (weights: seeds), over its
+    standard error under a constant failure rate (the pooled one), is ``z``; the failure rate
+    *rises* when ``z > 1.96`` (the slope's 95% interval lies above 0; a constant failure rate
+    is taken for a rise 2.5% of the time). Fewer than two sizes cannot show a trend
+    (inconclusive). The fixed-width series is reported beside it (one curve per ``m_values``
+    entry), with its own drop test, as information.
 
     ``seeds_by_d`` replaces ``seeds`` at the listed ``d`` (both series), so the most expensive
     sizes can run fewer replicas rather than be dropped.
@@ -173,11 +192,45 @@ def _drop_text(drop: tuple[Record, Record] | None) -> str:
     return f"drop from d={a['d']} (low {a['low']:.3f}) to d={b['d']} (high {b['high']:.3f})"
 
 
+def failure_trend(rows: list[Record]) -> dict[str, Any]:
+    """The one-sided Cochran-Armitage trend test of the failure counts in ``ln d`` (SPEC Part E,
+    the config's criterion): the failure rate's slope per unit of ``ln d`` (least squares
+    weighted by the seeds), its standard error under the pooled failure rate, ``z`` and the
+    slope's 95% interval. ``rises`` when ``z > TREND_Z``. Needs two sizes."""
+    x = np.log([r["d"] for r in rows])
+    n = np.array([r["seeds"] for r in rows], dtype=float)
+    failures = n - np.array([r["successes"] for r in rows], dtype=float)
+    pooled = failures.sum() / n.sum()
+    centred = x - (n * x).sum() / n.sum()
+    sxx = float((n * centred**2).sum())
+    slope = float((centred * failures).sum()) / sxx if sxx > 0 else 0.0
+    se = math.sqrt(pooled * (1 - pooled) / sxx) if sxx > 0 else 0.0
+    z = slope / se if se > 0 else 0.0
+    return {
+        "slope": slope,
+        "se": se,
+        "z": z,
+        "low": slope - TREND_Z * se,
+        "high": slope + TREND_Z * se,
+        "rises": z > TREND_Z,
+    }
+
+
+def _trend_text(trend: dict[str, Any]) -> str:
+    return (
+        f"failure rate 1 - rate vs ln d: slope {trend['slope']:.4f} "
+        f"[{trend['low']:.4f}, {trend['high']:.4f}] per unit of ln d, trend z = {trend['z']:.2f}"
+    )
+
+
 CRITERION = (
-    "on the schedule series m(d) = ceil(c (ln d)^2): reproduced when the Wilson 95% lower bound "
-    "of the one-step success rate at the largest d is >= 0.9 and no d1 < d2 has Wilson "
-    "high(d2) < Wilson low(d1); not reproduced when such a drop exists or the upper bound at the "
-    "largest d is < 0.9; inconclusive otherwise (fixed-m series reported as information)"
+    "criterion version 2 (SPEC Part E), on the schedule series m(d) = ceil(c (ln d)^2): "
+    "reproduced when the Wilson 95% lower bound of the one-step success rate at the largest d is "
+    ">= 0.9, no d1 < d2 has Wilson high(d2) < Wilson low(d1), and the failure rate 1 - rate does "
+    "not rise with d (one-sided Cochran-Armitage trend test in ln d over the schedule's sizes: "
+    "rises when z > 1.96, i.e. the slope's 95% interval is above 0); not reproduced when such a "
+    "drop exists or the upper bound at the largest d is < 0.9; inconclusive otherwise (fixed-m "
+    "series reported as information)"
 )
 
 
@@ -192,38 +245,66 @@ def verdict(records: list[Record], config: Config) -> dict:
         for name, rows in labelled
         for r in rows
     ]
+    estimates += [
+        stats.estimate(f"schedule failure 1 - rate, d={r['d']} (m={r['m']})", *_failure(r))
+        for r in schedule
+    ]
     fixed_drops = {m: _drop_text(interval_drop(rows)) for m, rows in fixed.items()}
+    trend = failure_trend(schedule) if len(schedule) >= 2 else None
     parts = []
     if schedule:
         parts.append(f"schedule m = ceil({config.schedule_scale:g} (ln d)^2): " + _points(schedule))
+    if trend is not None:
+        parts[-1] += f" ({_trend_text(trend)})"
+        estimates.append(
+            stats.estimate(
+                "schedule failure-rate slope per unit of ln d (95%, under a constant rate)",
+                trend["slope"],
+                trend["low"],
+                trend["high"],
+            )
+        )
     parts += [f"fixed m = {m}: {_points(rows)} ({fixed_drops[m]})" for m, rows in fixed.items()]
     measured = " | ".join(parts)
-    extra = {"fixed_drop": fixed_drops}
+    extra = {"fixed_drop": fixed_drops, "failure_trend": trend}
+    verdict_, reason = _decide(schedule, trend)
+    return stats.claim(verdict_, reason, measured, CRITERION, estimates, **extra)
+
+
+def _failure(r: Record) -> tuple[float, float, float]:
+    """The failure rate ``1 - rate`` with its Wilson interval."""
+    return 1 - r["rate"], 1 - r["high"], 1 - r["low"]
+
+
+def _decide(schedule: list[Record], trend: dict[str, Any] | None) -> tuple[str, str]:
+    """The verdict and its reason from the schedule series (the config's criterion)."""
     if not schedule:
-        return stats.claim(
-            stats.INCONCLUSIVE,
-            "the schedule series was not run, and it is the one that decides",
-            measured,
-            CRITERION,
-            estimates,
-            **extra,
-        )
+        return stats.INCONCLUSIVE, "the schedule series was not run, and it is the one that decides"
     drop, last = interval_drop(schedule), schedule[-1]
     where = f"at the largest d={last['d']} (m={last['m']})"
     if drop is not None:
-        verdict_, reason = (
+        return stats.NOT_REPRODUCED, f"the schedule series falls with d: {_drop_text(drop)}"
+    if last["high"] < TARGET:
+        return (
             stats.NOT_REPRODUCED,
-            f"the schedule series falls with d: {_drop_text(drop)}",
+            f"{where} the Wilson upper bound {last['high']:.3f} is below {TARGET}",
         )
-    elif last["high"] < TARGET:
-        verdict_ = stats.NOT_REPRODUCED
-        reason = f"{where} the Wilson upper bound {last['high']:.3f} is below {TARGET}"
-    elif last["low"] >= TARGET:
-        verdict_ = stats.REPRODUCED
-        reason = f"{where} the Wilson lower bound {last['low']:.3f} is >= {TARGET} with no drop"
-    else:
-        verdict_, reason = stats.INCONCLUSIVE, _undecided(last, where)
-    return stats.claim(verdict_, reason, measured, CRITERION, estimates, **extra)
+    if last["low"] < TARGET:
+        return stats.INCONCLUSIVE, _undecided(last, where)
+    bound = f"{where} the Wilson lower bound {last['low']:.3f} is >= {TARGET} with no drop"
+    if trend is None:
+        return stats.INCONCLUSIVE, f"{bound}, but one size cannot show how 1 - rate moves with d"
+    if trend["rises"]:
+        return (
+            stats.INCONCLUSIVE,
+            f"{bound}, but the failure rate rises with ln d (slope {trend['slope']:.4f}, "
+            f"95% interval above 0, z = {trend['z']:.2f})",
+        )
+    return (
+        stats.REPRODUCED,
+        f"{bound}, and the failure rate shows no rise with ln d (trend z = {trend['z']:.2f} "
+        f"<= {TREND_Z:.2f})",
+    )
 
 
 def _undecided(last: Record, where: str) -> str:
@@ -239,6 +320,91 @@ def _undecided(last: Record, where: str) -> str:
     return (
         f"{where} the rate {rate:.3f} is not above {TARGET}, so no number of seeds lifts the lower "
         f"bound to {TARGET} at this rate (now {seeds} seeds{tail})"
+    )
+
+
+# --- the criterion's error rates (SPEC Part E) ------------------------------------------------
+
+
+def interpolated(ds: Sequence[int], rates: Sequence[float]) -> Callable[[int], float]:
+    """Rates as measured at ``ds``: linear in ``ln d`` between them, flat beyond them."""
+    order = np.argsort(ds)
+    x = np.log(np.asarray(ds, dtype=float))[order]
+    y = np.asarray(rates, dtype=float)[order]
+    return lambda d: float(np.interp(math.log(d), x, y))
+
+
+def falling_line(start: float, end: float, ds: Sequence[int]) -> Callable[[int], float]:
+    """A rate linear in ``ln d``: ``start`` at the smallest of ``ds``, ``end`` at the largest."""
+    lo, hi = math.log(min(ds)), math.log(max(ds))
+    if hi == lo:
+        return lambda d: end
+    return lambda d: start + (end - start) * (math.log(d) - lo) / (hi - lo)
+
+
+def simulated_schedule(
+    config: Config, rng: np.random.Generator, rate_at: Callable[[int], float], collapse_share: float
+) -> list[Record]:
+    """One simulated run of the schedule series at ``config``'s sizes and seeds: binomial
+    successes at ``rate_at(d)``, collapses a binomial share of the failures."""
+    records = []
+    for d in config.d_values:
+        seeds = config.seeds_by_d.get(d, config.seeds)
+        successes = int(rng.binomial(seeds, min(1.0, max(0.0, rate_at(d)))))
+        collapses = int(rng.binomial(seeds - successes, collapse_share))
+        low, high = stats.wilson(successes, seeds)
+        records.append(
+            {
+                "series": "schedule",
+                "d": d,
+                "m": schedule_m(d, config.schedule_scale),
+                "seeds": seeds,
+                "successes": successes,
+                "rate": successes / seeds,
+                "low": low,
+                "high": high,
+                "collapses": collapses,
+                "collapse_rate": collapses / seeds,
+            }
+        )
+    return records
+
+
+def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
+    """SPEC Part E: the paper's side is the schedule's success rates as measured (linear in
+    ``ln d`` between the measured sizes, flat beyond); the rival is a failure rate rising with
+    ``d``: the success rate falls linearly in ``ln d`` from the highest measured rate (at least
+    0.9) at the smallest ``d`` to ``RIVAL_END`` = 0.85 at the largest. Both draw binomial
+    successes with the config's seeds at each ``d``. (The smallest ``d``'s own rate is not the
+    rival's start: at a small width it can lie below 0.9 already, and a line falling from it
+    would not be an alternative to a rate that rises.)"""
+    rows = _series(records, "schedule")
+    source = "schedule"
+    if not rows and _fixed_widths(records):
+        m = _fixed_widths(records)[0]
+        rows, source = _series(records, "fixed", m), f"fixed m = {m} (no schedule series run)"
+    require(bool(rows), "the one-step records hold no series to fit the hypotheses to")
+    ds, rates = [r["d"] for r in rows], [r["rate"] for r in rows]
+    failures = sum(r["seeds"] - r["successes"] for r in rows)
+    share = sum(r["collapses"] for r in rows) / failures if failures else 0.0
+    start = max(max(rates), TARGET)
+    listed = ", ".join(f"d={d}: {p:.3f}" for d, p in zip(ds, rates, strict=True))
+
+    def paper(cfg: Config, rng: np.random.Generator) -> list[Record]:
+        return simulated_schedule(cfg, rng, interpolated(ds, rates), share)
+
+    def rival(cfg: Config, rng: np.random.Generator) -> list[Record]:
+        return simulated_schedule(cfg, rng, falling_line(start, RIVAL_END, cfg.d_values), share)
+
+    return calibration.Hypotheses(
+        paper=paper,
+        rival=rival,
+        paper_law=f"success rate as measured on the {source} ({listed}; linear in ln d between "
+        "the sizes, flat beyond)",
+        rival_law=f"failure rate rising with d: success falls linearly in ln d from {start:.3f} "
+        f"at the smallest d to {RIVAL_END} at the largest d",
+        noise="binomial successes with the config's seeds at each d (collapses a binomial "
+        f"share {share:.2f} of the failures, as measured)",
     )
 
 
@@ -273,6 +439,8 @@ EXPERIMENT = register(
         verdict=verdict,
         split=split,
         version=2,
+        hypotheses=hypotheses,
+        criterion_version=2,
         presets={
             "quick": {"d_values": [64, 256, 1024], "seeds": 32},
             "standard": {

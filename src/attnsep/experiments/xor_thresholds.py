@@ -6,7 +6,11 @@ transformer (``2m`` trainable parameters), the hidden width for the two-layer Re
 (``width (d + 2) + 1`` parameters). One success definition for both: test sign error
 ``<= SIGN_TOL`` on ``TEST_SAMPLES`` fresh samples. Every probe keeps each replica's outcome,
 so thresholds, parameter counts and power-law exponents get bootstrap intervals over the
-replicas (``XorFrontier``). The ``separation-xor`` experiment runs and judges these.
+replicas (``XorFrontier``). The ``separation-xor`` experiment runs and judges these; the
+``polylog-width`` experiment (A7.2) shares the vectorized bootstrap and exponent fits.
+
+For a criterion's error rates (SPEC Part E), ``simulated_search`` runs the same search on
+replicas with latent thresholds, so simulated records sit on the real integer grid.
 """
 
 from __future__ import annotations
@@ -20,8 +24,10 @@ import numpy as np
 import torch
 
 from ..configs import XorFCNConfig, default
+from ..metrics import stats
+from ..metrics.calibration import log_spread
 from ..metrics.parity import sign_error
-from ..metrics.stats import POWER, estimate, exponent_draws, interval, threshold_draws, wilson
+from ..metrics.stats import POWER, estimate, exponent_draws, interval, wilson
 from ..models.mlp import count
 from ..models.query_heads import QueryHeads
 from ..one_step import OneStepConfig, OneStepResult, run_one_step
@@ -38,6 +44,8 @@ TEST_SAMPLES = default(XorFCNConfig, "test_samples")
 BOOTSTRAP_SEED = 0
 KNOBS = {"transformer": "m_star", "fcn": "width_star"}
 """Each model's threshold knob, as its records name it."""
+LIMITS = {"transformer": 512, "fcn": 4096}
+"""Each model's largest knob probed: ``m <= 512``, hidden width ``<= 4096``."""
 
 
 def _point(d: int, knob: str, star: int | None, params: int | None, probes: list[Probe]) -> dict:
@@ -92,7 +100,7 @@ def transformer_xor(
     d: int,
     seeds: int,
     seed: int = 0,
-    m_limit: int = 512,
+    m_limit: int = LIMITS["transformer"],
     device: str = "cpu",
     test_samples: int = TEST_SAMPLES,
 ) -> dict[str, Any]:
@@ -118,7 +126,7 @@ def fcn_xor(
     d: int,
     seeds: int,
     seed: int = 0,
-    width_limit: int = 4096,
+    width_limit: int = LIMITS["fcn"],
     test_samples: int = TEST_SAMPLES,
     **train: Any,
 ) -> dict[str, Any]:
@@ -196,7 +204,7 @@ def frontier_of(records: list[dict[str, Any]], model: str) -> XorFrontier:
     points, columns = [], []
     for r in rows:
         sizes, outcomes = probe_matrix(r["probes"])
-        star, draws = threshold_draws(sizes, outcomes, TARGET, seed=BOOTSTRAP_SEED)
+        star, draws = stats.threshold_draws(sizes, outcomes, TARGET, seed=BOOTSTRAP_SEED)
         low, high = interval(draws)
         cache = {k: params_at(model, r["d"], k) for k in {*draws.tolist(), star, low, high}}
         columns.append(np.array([cache[k] for k in draws.tolist()]))
@@ -227,3 +235,28 @@ def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
         out[model] = f.points
         out["fit"][model] = {"exponent": estimate("exponent", *f.exponent())}
     return out
+
+
+# --- simulated searches (SPEC Part E: a criterion's error rates) -----------------------------
+
+
+def simulated_search(model: str, d: int, thresholds: np.ndarray) -> dict[str, Any]:
+    """The record of ``model``'s threshold search at ``d`` (as ``run`` stores it) on replicas
+    with latent thresholds ``thresholds``: replica ``r`` succeeds at every knob ``>= t_r``. The
+    search is the real one (doubling, bisection, the transformer's ``2 m*``, ``4 m*`` probes,
+    the same limits), so the simulated probes sit on the real integer grid."""
+
+    def evaluate(size: int) -> np.ndarray:
+        return thresholds <= size
+
+    limit = LIMITS[model]
+    star, probes = smallest_passing(evaluate, TARGET, 2, limit)
+    if model == "transformer":
+        probes = confirm(evaluate, star, probes, limit)
+    params = None if star is None else int(params_at(model, d, star))
+    return {"model": model, **_point(d, KNOBS[model], star, params, probes)}
+
+
+def spread_of(records: list[dict[str, Any]], model: str) -> float:
+    """``model``'s replica noise in a run: ``calibration.log_spread`` over its searches."""
+    return log_spread([probe_matrix(r["probes"]) for r in records if r["model"] == model])

@@ -8,7 +8,9 @@ Outcomes of a verdict: ``REPRODUCED``, ``NOT_REPRODUCED``, ``INCONCLUSIVE`` (SPE
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,10 +22,37 @@ REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"
 INCONCLUSIVE = "inconclusive"
 OUTCOMES = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE)
+FINDING = "finding"
+"""The ``verdict`` of an entry beyond the papers that reports what was found and judges no claim
+(SPEC Part E, A7.3b)."""
 
 LEVEL = 0.95
 RESAMPLES = 1000
 """Bootstrap resamples: the 2.5% quantile of 1000 draws moves by well under its own spread."""
+_resamples: ContextVar[int] = ContextVar("resamples", default=RESAMPLES)
+
+
+def resample_count() -> int:
+    """The bootstrap's resample count now: ``RESAMPLES``, or as set by ``resampling``."""
+    return _resamples.get()
+
+
+def resample_rows(n: int, rng: np.random.Generator, resamples: int | None = None) -> np.ndarray:
+    """``resamples x n`` replica indices drawn with replacement (default ``resample_count()``
+    rows): for one array, the draws ``bootstrap`` makes from the same generator, so that a
+    statistic can be computed on all resamples at once."""
+    return rng.integers(0, n, (resamples or resample_count(), n))
+
+
+@contextmanager
+def resampling(resamples: int) -> Iterator[None]:
+    """Within the block, the bootstraps that are not given a count draw ``resamples``
+    (the calibration of a criterion runs hundreds of verdicts: ``metrics.calibration``)."""
+    token = _resamples.set(resamples)
+    try:
+        yield
+    finally:
+        _resamples.reset(token)
 
 
 # --- point summaries ---------------------------------------------------------------------
@@ -106,12 +135,14 @@ def fmt_estimate(e: dict, digits: int = 3) -> str:
 def bootstrap(
     samples: Sequence[np.ndarray],
     statistic: Callable[[list[np.ndarray]], float],
-    resamples: int = RESAMPLES,
+    resamples: int | None = None,
     seed: int = 0,
 ) -> np.ndarray:
-    """``statistic`` on ``resamples`` bootstrap draws: each array of ``samples`` (replicas on its
-    first axis, independent of the other arrays) is resampled with replacement on its own."""
+    """``statistic`` on ``resamples`` bootstrap draws (default ``RESAMPLES``, or as set by
+    ``resampling``): each array of ``samples`` (replicas on its first axis, independent of the
+    other arrays) is resampled with replacement on its own."""
     rng = np.random.default_rng(seed)
+    resamples = resamples or resample_count()
     values = np.empty(resamples)
     for b in range(resamples):
         draw = [s[rng.integers(0, len(s), len(s))] for s in samples]
@@ -149,29 +180,32 @@ def threshold_draws(
     outcomes: np.ndarray,
     target: float,
     reference: np.ndarray | None = None,
-    resamples: int = RESAMPLES,
+    resamples: int | None = None,
     seed: int = 0,
 ) -> tuple[float, np.ndarray]:
     """The threshold on all replicas and its bootstrap draws.
 
     ``outcomes`` is ``replicas x probes`` (bool), the probes at ``sizes`` evaluated on the same
     replicas. With ``reference`` (per-replica bool), the target is ``target x`` the reference
-    rate on the same (resampled) replicas (SPEC A7.5: relative to the population step)."""
-    outcomes = np.asarray(outcomes, dtype=float)
-    ref = None if reference is None else np.asarray(reference, dtype=float)
+    rate on the same (resampled) replicas (SPEC A7.5: relative to the population step).
 
-    def threshold(rows: np.ndarray, ref_rows: np.ndarray | None) -> float:
-        goal = target if ref_rows is None else target * ref_rows.mean()
-        return first_passing(sizes, rows.mean(axis=0), goal)
-
-    point = threshold(outcomes, ref)
-    joined = outcomes if ref is None else np.column_stack([outcomes, ref])
-
-    def stat(draw: list[np.ndarray]) -> float:
-        rows = draw[0]
-        return threshold(rows, None) if ref is None else threshold(rows[:, :-1], rows[:, -1])
-
-    return point, bootstrap([joined], stat, resamples, seed)
+    The resamples are drawn at once (the same draws as ``bootstrap``, one row per resample) and
+    the search over the stored probes runs on all of them together: each resample's probe rates
+    are its replica counts times the outcomes table."""
+    order = np.argsort(sizes)
+    ordered = np.asarray(sizes, dtype=float)[order]
+    table = np.asarray(outcomes, dtype=float)[:, order]
+    n = len(table)
+    ref = np.ones(n) if reference is None else np.asarray(reference, dtype=float)
+    rng = np.random.default_rng(seed)
+    rows = resample_rows(n, rng, resamples)
+    # each resample as replica counts (one bincount), then its probe rates by one product
+    counts = np.bincount((rows + n * np.arange(len(rows))[:, None]).ravel(), minlength=rows.size)
+    weights = np.vstack([np.ones(n), counts.reshape(len(rows), n)]) / n  # row 0: all replicas
+    rates, goals = weights @ table, target * (weights @ ref if reference is not None else 1.0)
+    passing = rates >= np.reshape(goals, (-1, 1)) - 1e-12
+    first = np.where(passing.any(axis=1), ordered[passing.argmax(axis=1)], math.inf)
+    return float(first[0]), first[1:]
 
 
 # --- growth laws ---------------------------------------------------------------------------
@@ -190,7 +224,7 @@ class Law:
 
     def fit(
         self, xs: Sequence[float], ys: Sequence[float], min_exponent: float | None = None
-    ) -> tuple[float, float]:
+    ) -> tuple[float, ...]:
         """``(a, b)`` by least squares; ``(nan, nan)`` when a ``y`` is infinite. With
         ``min_exponent``, ``b`` is held at least that (the best fit of the constrained law)."""
         x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
@@ -203,9 +237,26 @@ class Law:
             b = max(b, min_exponent)
         return float(u.mean() - b * v.mean()), b
 
-    def predict(self, params: tuple[float, float], xs: Sequence[float]) -> np.ndarray:
+    def predict(self, params: Sequence[float], xs: Sequence[float]) -> np.ndarray:
         a, b = params
         return self.y_back(a + b * self.x_form(np.asarray(xs, dtype=float)))
+
+    def exponent(self, params: Sequence[float]) -> float:
+        """The law's exponent among its fitted ``params``."""
+        return float(params[1])
+
+    def refit_predict(
+        self, xs: np.ndarray, rows: np.ndarray, at: np.ndarray, min_exponent: float | None
+    ) -> np.ndarray:
+        """The law fitted to each row of ``rows`` (finite, ``rows x len(xs)``), predicted
+        ``at``: ``rows x len(at)`` (``fit`` then ``predict``, all rows at once)."""
+        v, u = self.x_form(xs), self.y_form(rows)
+        vc = v - v.mean()
+        b = (u - u.mean(axis=1, keepdims=True)) @ vc / np.sum(vc**2)
+        if min_exponent is not None:
+            b = np.maximum(b, min_exponent)
+        a = u.mean(axis=1) - b * v.mean()
+        return self.y_back(a[:, None] + b[:, None] * self.x_form(at)[None, :])
 
 
 POWER = Law("power", "c·x^α", np.log, np.log, np.exp)
@@ -215,11 +266,80 @@ POLYLOG = Law("polylog", "a·(ln x)^p", lambda x: np.log(np.log(x)), np.log, np.
 LINEAR_LOG = Law("linear in ln x", "a + b·ln x", np.log, lambda y: y, lambda u: u)
 """``y = a + b ln x`` (SPEC B5.2's ``a + b q ln T`` at fixed ``q``)."""
 
+P_GRID = np.round(np.arange(0.1, 4.0 + 1e-9, 0.05), 2)
+"""The powers ``p`` the affine polylog law tries (SPEC Part E: ``p`` free, here in
+``[0.1, 4]``; ``(ln x)^4`` already bends like ``x^0.5`` at ``x = 2^12``)."""
 
-def exponent_draws(law: Law, xs: Sequence[float], draws: np.ndarray) -> np.ndarray:
-    """``law``'s exponent ``b`` fitted to each row of ``draws`` (``resamples x sizes``);
-    a row with a size never reached gives ``nan`` (read as ``+inf`` by ``interval``)."""
-    return np.array([law.fit(xs, row)[1] for row in draws])
+
+@dataclass(frozen=True)
+class AffinePolylog:
+    """``y = a + b (ln x)^p`` with ``p`` free (SPEC Part E: the law an ``Õ(·)`` claim states,
+    ``Õ`` hiding polylog factors): for each ``p`` of ``P_GRID`` ``(a, b)`` by least squares on
+    ``y``, then the ``p`` with the smallest squared error. ``params`` are ``(a, b, p)``; the
+    exponent is ``p``. Needs three sizes; with three it interpolates."""
+
+    name: str = "affine polylog"
+    formula: str = "a + b·(ln x)^p"
+
+    def fit(
+        self, xs: Sequence[float], ys: Sequence[float], min_exponent: float | None = None
+    ) -> tuple[float, ...]:
+        x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+        require(len(x) >= 3, f"fitting {self.name} needs at least three points, got {len(x)}")
+        if not np.isfinite(y).all():
+            return math.nan, math.nan, math.nan
+        powers = P_GRID if min_exponent is None else P_GRID[P_GRID >= min_exponent]
+        v = np.log(x)[None, :] ** powers[:, None]  # powers x sizes
+        vc = v - v.mean(axis=1, keepdims=True)
+        yc = y - y.mean()
+        b = (vc @ yc) / np.sum(vc**2, axis=1)
+        sse = np.sum((yc[None, :] - b[:, None] * vc) ** 2, axis=1)
+        best = int(np.argmin(sse))
+        return float(y.mean() - b[best] * v[best].mean()), float(b[best]), float(powers[best])
+
+    def predict(self, params: Sequence[float], xs: Sequence[float]) -> np.ndarray:
+        a, b, p = params
+        return a + b * np.log(np.asarray(xs, dtype=float)) ** p
+
+    def exponent(self, params: Sequence[float]) -> float:
+        return float(params[2])
+
+    def refit_predict(
+        self, xs: np.ndarray, rows: np.ndarray, at: np.ndarray, min_exponent: float | None
+    ) -> np.ndarray:
+        """As ``Law.refit_predict``: each row's best ``p`` on ``P_GRID``, all rows at once."""
+        powers = P_GRID if min_exponent is None else P_GRID[P_GRID >= min_exponent]
+        v = np.log(xs)[None, :] ** powers[:, None]  # powers x sizes
+        vc = v - v.mean(axis=1, keepdims=True)
+        yc = rows - rows.mean(axis=1, keepdims=True)
+        b = (yc @ vc.T) / np.sum(vc**2, axis=1)  # rows x powers
+        sse = np.sum(yc**2, axis=1, keepdims=True) - b**2 * np.sum(vc**2, axis=1)
+        best = np.argmin(sse, axis=1)
+        b_best = b[np.arange(len(rows)), best]
+        a = rows.mean(axis=1) - b_best * v[best].mean(axis=1)
+        return a[:, None] + b_best[:, None] * np.log(at)[None, :] ** powers[best][:, None]
+
+
+AFFINE_POLYLOG = AffinePolylog()
+"""``y = a + b (ln x)^p``, ``p`` free: the paper's side of an ``Õ`` width law (SPEC Part E)."""
+
+GrowthLaw = Law | AffinePolylog
+
+
+def exponent_draws(law: GrowthLaw, xs: Sequence[float], draws: np.ndarray) -> np.ndarray:
+    """``law``'s exponent fitted to each row of ``draws`` (``resamples x sizes``);
+    a row with a size never reached gives ``nan`` (read as ``+inf`` by ``interval``). A
+    two-parameter law fits every row at once."""
+    rows = np.asarray(draws, dtype=float)
+    if not isinstance(law, Law):
+        return np.array([law.exponent(law.fit(xs, row)) for row in rows])
+    finite = np.isfinite(rows).all(axis=1)
+    v = law.x_form(np.asarray(xs, dtype=float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = law.y_form(np.where(finite[:, None], rows, 1.0))
+    vc = v - v.mean()
+    slopes = (u - u.mean(axis=1, keepdims=True)) @ vc / np.sum(vc**2)
+    return np.where(finite, slopes, math.nan)
 
 
 def one_sided_exponent(
@@ -239,54 +359,128 @@ def one_sided_exponent(
     return low if side == "low" else high
 
 
+GRIDS = ("continuous", "integer", "half-octave")
+"""How finely a threshold's knob was searched (SPEC Part E): a prediction is compared with the
+measured interval widened by the grid's resolution — ``± 1`` on an integer knob, a factor
+``√2`` either way on a half-octave grid, nothing on a continuous one."""
+
+
+def widen(
+    lows: Sequence[float], highs: Sequence[float], grid: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The measured intervals widened by ``grid``'s resolution (``GRIDS``)."""
+    require(grid in GRIDS, f"grid must be one of {', '.join(GRIDS)}, got {grid!r}")
+    lo, hi = np.asarray(lows, dtype=float), np.asarray(highs, dtype=float)
+    if grid == "integer":
+        return lo - 1, hi + 1
+    if grid == "half-octave":
+        return lo / math.sqrt(2), hi * math.sqrt(2)
+    return lo, hi
+
+
+BAND_DRAWS = 200
+"""Bootstrap draws of the smaller half refitted for a law's prediction band (``held_out``)."""
+
+
+def grid_jitter(grid: str, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """Where in its grid cell a searched threshold's crossing may lie, as an additive offset
+    (``integer``: the smallest passing integer ``m`` means a crossing in ``(m - 1, m]``) or, for
+    ``half-octave``, a factor ``2^u``, ``u`` in ``(-1/2, 0]``; ``continuous``: none."""
+    if grid == "integer":
+        return -rng.random(shape)
+    if grid == "half-octave":
+        return 2.0 ** (-0.5 * rng.random(shape))
+    return np.zeros(shape)
+
+
 def held_out(
-    law: Law,
+    law: GrowthLaw,
     xs: Sequence[float],
     values: Sequence[float],
     lows: Sequence[float],
     highs: Sequence[float],
     min_exponent: float | None = None,
+    grid: str = "continuous",
+    fitted: int | None = None,
+    draws: np.ndarray | None = None,
 ) -> dict[str, Any]:
-    """Fit ``law`` on the smaller half of the sizes and predict the larger half (SPEC Part D).
+    """Fit ``law`` on the smaller half of the sizes (or the ``fitted`` smallest) and predict the
+    larger half (SPEC Part D).
 
-    ``inside`` is True when every prediction lies inside its measured interval. ``min_exponent``
-    constrains the law's exponent (a rival "power law with alpha >= 0.25")."""
+    ``inside`` is True when the prediction lies inside the measured interval at every larger
+    size, the interval widened by the ``grid``'s resolution (``widen``, SPEC Part E). With
+    ``draws`` (bootstrap draws of the thresholds, ``resamples x sizes`` in the order of ``xs``)
+    the prediction carries a band too: the law refitted to ``BAND_DRAWS`` draws of the smaller
+    half, each threshold moved within its grid cell (``grid_jitter``), gives the 95% range of
+    the predictions; ``inside`` then asks the band (with the point prediction) to meet the
+    widened interval, so that the fit's own uncertainty and the grid's rounding of the fitted
+    points do not count against a law. ``min_exponent`` constrains the law's exponent (a rival
+    "power law with alpha >= 0.25"). The smaller half has at least as many sizes as the law has
+    parameters."""
     order = np.argsort(xs)
     x = np.asarray(xs, dtype=float)[order]
     v = np.asarray(values, dtype=float)[order]
-    lo, hi = np.asarray(lows, dtype=float)[order], np.asarray(highs, dtype=float)[order]
-    half = max(2, len(x) // 2)
+    lo, hi = widen(
+        np.asarray(lows, dtype=float)[order], np.asarray(highs, dtype=float)[order], grid
+    )
+    half = fitted or max(parameters(law), len(x) // 2)
     require(len(x) > half, f"a held-out test needs at least {half + 1} sizes, got {len(x)}")
     params = law.fit(x[:half], v[:half], min_exponent)
     predicted = law.predict(params, x[half:])
-    inside = bool(np.all((predicted >= lo[half:] - 1e-9) & (predicted <= hi[half:] + 1e-9)))
+    band_lo, band_hi = predicted, predicted
+    if draws is not None and np.isfinite(predicted).all():
+        rows = np.asarray(draws, dtype=float)[:BAND_DRAWS][:, order][:, :half]
+        rows = rows[np.isfinite(rows).all(axis=1)]
+        jitter = grid_jitter(grid, rows.shape, np.random.default_rng(0))
+        moved = rows * jitter if grid == "half-octave" else rows + jitter
+        if len(moved):
+            refits = law.refit_predict(x[:half], moved, x[half:], min_exponent)
+            refits = refits[np.isfinite(refits).all(axis=1)]
+            if len(refits):
+                band_lo = np.minimum(predicted, np.quantile(refits, 0.025, axis=0))
+                band_hi = np.maximum(predicted, np.quantile(refits, 0.975, axis=0))
+    meets = (band_hi >= lo[half:] - 1e-9) & (band_lo <= hi[half:] + 1e-9)
     return {
         "law": law.name,
         "formula": law.formula,
         "min_exponent": min_exponent,
+        "grid": grid,
         "fitted_on": x[:half].tolist(),
         "params": [finite_or_none(p) for p in params],
         "predicted_at": x[half:].tolist(),
         "predicted": [finite_or_none(p) for p in predicted],
-        "inside": inside and bool(np.isfinite(predicted).all()),
+        "band": [
+            [finite_or_none(a), finite_or_none(b)] for a, b in zip(band_lo, band_hi, strict=True)
+        ],
+        "inside": bool(np.all(meets)) and bool(np.isfinite(predicted).all()),
     }
 
 
+def parameters(law: GrowthLaw) -> int:
+    """How many parameters ``law`` fits."""
+    return 3 if isinstance(law, AffinePolylog) else 2
+
+
 def compare_laws(
-    paper: Law,
-    rival: Law,
+    paper: GrowthLaw,
+    rival: GrowthLaw,
     xs: Sequence[float],
     values: Sequence[float],
     lows: Sequence[float],
     highs: Sequence[float],
     rival_min_exponent: float | None = None,
+    grid: str = "continuous",
+    draws: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """The two-law comparison of SPEC Part D: both laws fitted on the smaller half, judged on
-    the larger half. ``decided`` is ``"paper"`` (only the paper's law predicts), ``"rival"``
-    (only the rival does), ``"both"`` or ``"neither"``. ``rival_min_exponent`` holds the
-    rival's exponent at least that (e.g. ``c d^alpha`` with ``alpha >= 0.25``)."""
-    p = held_out(paper, xs, values, lows, highs)
-    r = held_out(rival, xs, values, lows, highs, rival_min_exponent)
+    the larger half (intervals widened by ``grid``, predictions with their band from ``draws``:
+    ``held_out``, SPEC Part E). ``decided`` is ``"paper"`` (only
+    the paper's law predicts), ``"rival"`` (only the rival does), ``"both"`` or ``"neither"``.
+    ``rival_min_exponent`` holds the rival's exponent at least that (e.g. ``c d^alpha`` with
+    ``alpha >= 0.25``)."""
+    half = max(parameters(paper), parameters(rival), len(xs) // 2)
+    p = held_out(paper, xs, values, lows, highs, None, grid, half, draws)
+    r = held_out(rival, xs, values, lows, highs, rival_min_exponent, grid, half, draws)
     decided = {
         (True, False): "paper",
         (False, True): "rival",
@@ -299,9 +493,15 @@ def compare_laws(
 def claim(
     verdict: str, reason: str, measured: str, criterion: str, estimates: list[dict], **extra: Any
 ) -> dict[str, Any]:
-    """A verdict's result: one of ``OUTCOMES``, its reason in one sentence, what was measured,
-    the criterion (written before the numbers) and the estimates with their intervals."""
-    require(verdict in OUTCOMES, f"verdict must be one of {', '.join(OUTCOMES)}, got {verdict!r}")
+    """A verdict's result: one of ``OUTCOMES`` (or ``FINDING``), its reason in one sentence, what
+    was measured, the criterion (written before the numbers) and the estimates with their
+    intervals.
+
+    ``extra`` may hold ``companions``: further entries of the report judged from the same records
+    (each a ``claim(...)`` with ``claim``, ``title``, ``paper`` and ``section`` added), e.g. A7.3b
+    beside A7.3; the report lists each as its own entry."""
+    allowed = (*OUTCOMES, FINDING)
+    require(verdict in allowed, f"verdict must be one of {', '.join(allowed)}, got {verdict!r}")
     return {
         "verdict": verdict,
         "reason": reason,

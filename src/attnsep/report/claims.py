@@ -1,7 +1,15 @@
-"""Turn stored records into claims (figure + verdict) for a reproduction (SPEC A7, B5, C)."""
+"""Turn stored records into claims (figure, verdict, calibration) for a reproduction (SPEC A7,
+B5, C, Part E).
+
+Each claim is judged on the run of one master seed. Its criterion's error rates are measured
+by simulation (``Experiment.calibrate``, SPEC Part E) and, where the store also holds a complete
+run on another seed the report knows of, that run's verdict is shown beside it: ``exploratory``
+for a seed the criterion was tuned on, ``confirmatory`` for one it never saw.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,42 +18,87 @@ from ..engine.store import Store
 from ..experiments import base
 
 
-def command_for(name: str, preset: str) -> str:
-    return f"attnsep reproduce --{preset} --only {name}"
+def command_for(name: str, preset: str, seed: int | None = None) -> str:
+    shift = f" --seed {seed}" if seed else ""
+    return f"attnsep reproduce --{preset}{shift} --only {name}"
 
 
-def planned_jobs(names: list[str], preset: str) -> dict[str, list[Job]]:
-    """Each experiment's jobs for ``preset``."""
-    return {name: jobs_for(name, base.get(name).config(preset)) for name in names}
+def config_for(name: str, preset: str, seed: int | None = None) -> base.ExperimentConfig:
+    """The preset's config of ``name``; ``seed`` replaces its master seed (``None`` keeps the
+    preset's own, so the jobs and their hashes are those of a run without ``--seed``)."""
+    exp = base.get(name)
+    return exp.config(preset) if seed is None else exp.config(preset, seed=seed)
 
 
-def build_claims(store: Store, names: list[str], preset: str, out: Path) -> list[dict[str, Any]]:
-    """One claim per experiment from the jobs the store holds; figures go to ``out``."""
+def planned_jobs(names: list[str], preset: str, seed: int | None = None) -> dict[str, list[Job]]:
+    """Each experiment's jobs for ``preset`` (on master seed ``seed``)."""
+    return {name: jobs_for(name, config_for(name, preset, seed)) for name in names}
+
+
+def finished_records(store: Store, name: str, jobs: list[Job]) -> tuple[list[dict], list[str]]:
+    """The stored rows of ``jobs`` that are done, and the first lines of the failed ones' errors."""
+    rows = {row["config_hash"]: row for row in store.rows(name, [j.key for j in jobs])}
+    done = [rows[j.key] for j in jobs if j.key in rows and rows[j.key]["status"] == "done"]
+    errors = [
+        rows[j.key]["error"].splitlines()[0]
+        for j in jobs
+        if j.key in rows and rows[j.key]["status"] == "failed"
+    ]
+    return done, errors
+
+
+def other_runs(store: Store, name: str, preset: str, seed: int, seeds: Sequence[int]) -> list[dict]:
+    """The verdicts of the complete runs on ``seeds`` (other than ``seed``) in the store."""
+    exp = base.get(name)
+    runs = []
+    for other in sorted(set(seeds) - {seed}):
+        config = config_for(name, preset, other)
+        jobs = jobs_for(name, config)
+        done, _ = finished_records(store, name, jobs)
+        if len(done) == len(jobs):
+            judged = exp.verdict([rec for row in done for rec in row["records"]], config)
+            runs.append({"seed": other, "run": exp.run_kind(other), "verdict": judged["verdict"]})
+    return runs
+
+
+def build_claims(
+    store: Store,
+    names: list[str],
+    preset: str,
+    out: Path,
+    seed: int | None = None,
+    calibrate: bool = True,
+    seeds_run: Sequence[int] = (),
+) -> list[dict[str, Any]]:
+    """One claim per experiment (plus its companions, e.g. A7.3b) from the jobs the store holds
+    on master seed ``seed``; figures go to ``out``. With ``calibrate``, every claim whose
+    experiment states its hypotheses carries its criterion's error rates (``calibration``).
+    ``runs`` lists the verdicts of the complete runs on the criterion's exploratory seeds and on
+    ``seeds_run`` (other master seeds reproduced into this store)."""
+    from ..metrics import calibration  # numpy: not for the command line's start-up
+
     claims = []
-    for name, jobs in planned_jobs(names, preset).items():
+    for name, jobs in planned_jobs(names, preset, seed).items():
         exp = base.get(name)
-        config = exp.config(preset)
-        rows = {row["config_hash"]: row for row in store.rows(name, [j.key for j in jobs])}
-        finished = [rows[j.key] for j in jobs if j.key in rows and rows[j.key]["status"] == "done"]
+        config = config_for(name, preset, seed)
+        finished, errors = finished_records(store, name, jobs)
         claim: dict[str, Any] = {
             "claim": exp.claim,
             "name": name,
             "title": exp.title,
             "paper": exp.paper,
             "section": exp.section,
-            "command": command_for(name, preset),
+            "command": command_for(name, preset, seed),
             "preset": preset,
+            "seed": config.seed,
+            "run": exp.run_kind(config.seed),
+            "criterion_version": exp.criterion_version,
             "config": config.model_dump(mode="json"),
             "jobs": len(jobs),
             "jobs_done": len(finished),
             "seconds": round(sum(r["seconds"] for r in finished), 3),
         }
         if len(finished) < len(jobs):
-            errors = [
-                rows[j.key]["error"].splitlines()[0]
-                for j in jobs
-                if j.key in rows and rows[j.key]["status"] == "failed"
-            ]
             claim.update(
                 measured=f"{len(finished)} of {len(jobs)} jobs finished"
                 + (f"; first error: {errors[0]}" if errors else ""),
@@ -54,13 +107,33 @@ def build_claims(store: Store, names: list[str], preset: str, out: Path) -> list
                 estimates=[],
                 figures=[],
             )
-        else:
-            records = [rec for row in finished for rec in row["records"]]
-            claim.update(exp.verdict(records, config))
-            claim.setdefault("reason", claim.get("criterion", ""))
-            claim.setdefault("estimates", [])
-            claim["figures"] = [
-                str(p.relative_to(out)) for p in exp.figure(records, config, out / "figures")
-            ]
+            claims.append(claim)
+            continue
+        records = [rec for row in finished for rec in row["records"]]
+        judged = exp.verdict(records, config)
+        companions = judged.pop("companions", [])
+        claim.update(judged)
+        claim.setdefault("reason", claim.get("criterion", ""))
+        claim.setdefault("estimates", [])
+        claim["figures"] = [
+            str(p.relative_to(out)) for p in exp.figure(records, config, out / "figures")
+        ]
+        if calibrate:
+            claim["calibration"] = exp.calibrate(records, config)
+            if claim["calibration"] and not claim["calibration"]["meets"]:
+                claim["reason"] = (
+                    claim["reason"].rstrip(".")
+                    + "; the criterion's "
+                    + calibration.summary(claim["calibration"])
+                )
+        seen = (*exp.tuned_on, *seeds_run)
+        claim["runs"] = other_runs(store, name, preset, config.seed, seen)
         claims.append(claim)
+        shared = {k: claim[k] for k in ("command", "preset", "seed", "run", "jobs", "jobs_done")}
+        for extra in companions:
+            entry = {"name": f"{name}-{extra['claim'].lower().replace('.', '')}", **shared}
+            entry.update(criterion_version=exp.criterion_version, seconds=0.0, figures=[])
+            entry.update(extra)
+            entry.setdefault("calibration", None)
+            claims.append(entry)
     return claims

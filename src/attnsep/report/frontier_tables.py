@@ -12,13 +12,13 @@ from ..metrics.stats import fmt_estimate, fmt_interval
 
 INTERVALS = "95% bootstrap intervals over the replicas"
 HELD_OUT = {
-    "paper": "only a + b ln T predicts them",
+    "paper": "only a + b (ln T)^p predicts them",
     "rival": "only c T^alpha predicts them",
     "both": "both laws predict them",
     "neither": "neither law predicts them",
-    None: "not tested (needs 3 values of T)",
+    None: "not tested (needs 4 values of T)",
 }
-"""The held-out comparison's decision (SPEC Part D), in words."""
+"""The held-out comparison's decision (SPEC Part D, E), in words."""
 
 
 @dataclass(frozen=True)
@@ -89,8 +89,8 @@ def select_table(summary: dict[str, Any]) -> TextTable:
         slope = "n/a" if f["slope"] is None else f"{f['slope']:.3g}"
         exponent = "n/a" if f["exponent"] is None else f"{f['exponent']:.3g}"
         notes.append(
-            f"q={fit['q']}: transformer width d + m_p*: slope in ln T "
-            f"{fmt_estimate(t['slope_ln_T'])}, exponent of T {fmt_estimate(t['exponent'])}; "
+            f"q={fit['q']}: transformer width d + m_p*: power of ln T "
+            f"{fmt_estimate(t['polylog_exponent'])}, exponent of T {fmt_estimate(t['exponent'])}; "
             f"larger T's: {HELD_OUT[t['held_out']]}. FCN minimum width: {slope} per T, "
             f"exponent {exponent} (exact)"
         )

@@ -12,8 +12,14 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from ..io import atomic_write
 
-BADGES = {"reproduced": "ok", "not reproduced": "bad", "inconclusive": "open", "incomplete": "none"}
-"""The verdict's colour: green, red, amber (inconclusive), grey (incomplete)."""
+BADGES = {
+    "reproduced": "ok",
+    "not reproduced": "bad",
+    "inconclusive": "open",
+    "incomplete": "none",
+    "finding": "none",
+}
+"""The verdict's colour: green, red, amber (inconclusive), grey (incomplete, a finding)."""
 PAPERS = "the papers' claims"
 
 

@@ -1,0 +1,232 @@
+"""A criterion's error rates, measured by simulation (SPEC Part E).
+
+A verdict is a test of the paper, so it has a power and a false-pass rate like any test. For
+one claim, ``Hypotheses`` simulates whole record sets at the preset's sizes, seeds and grid: once
+from the paper's law and once from the rival it argues against, both fitted to the real run, with
+the replica noise read from the real run's spread. ``error_rates`` runs the claim's own verdict on
+``simulations`` draws of each and counts
+
+* ``power = P(reproduced | paper's law)``,
+* ``false_pass = P(reproduced | rival)``,
+* ``false_fail = P(not reproduced | paper's law)``,
+
+each with its Wilson 95% interval. ``calibrate`` adds, when the preset misses the goals (power
+``>= 0.8``, false pass ``<= 0.05``), the first of a list of larger configs whose simulated rates
+meet them, so that the reason can name the sizes that would.
+
+The verdicts inside a simulation bootstrap with ``CALIBRATION_RESAMPLES`` draws (``stats.
+resampling``), not the report's 1000: an interval's 2.5% quantile moves by a few hundredths of its
+width, and the calibration runs hundreds of verdicts at report time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from . import stats
+
+SIMULATIONS = 200
+"""Record sets simulated per hypothesis: a rate's Wilson interval is then about ``± 0.06``."""
+CANDIDATE_SIMULATIONS = 100
+"""Per hypothesis for each larger config tried when the preset misses the goals."""
+CALIBRATION_RESAMPLES = 200
+"""Bootstrap resamples of a verdict run on simulated records (module docstring)."""
+POWER_GOAL = 0.8
+FALSE_PASS_GOAL = 0.05
+
+_simulating: ContextVar[bool] = ContextVar("simulating", default=False)
+
+
+def in_simulation() -> bool:
+    """True while ``error_rates`` runs a verdict on simulated records: a verdict may then skip
+    what only describes a run (figures of merit that do not decide its outcome)."""
+    return _simulating.get()
+
+
+@contextmanager
+def simulating() -> Iterator[None]:
+    """Within the block ``in_simulation()`` is True and bootstraps draw
+    ``CALIBRATION_RESAMPLES``: how ``error_rates`` runs a verdict on simulated records."""
+    token = _simulating.set(True)
+    try:
+        with stats.resampling(CALIBRATION_RESAMPLES):
+            yield
+    finally:
+        _simulating.reset(token)
+
+
+Records = list[dict[str, Any]]
+Simulate = Callable[[Any, np.random.Generator], Records]
+"""``(config, rng) -> records``: one simulated run of an experiment at ``config``'s sizes."""
+
+
+@dataclass(frozen=True)
+class Hypotheses:
+    """The two laws a claim decides between, each able to simulate a run (SPEC Part E): the
+    paper's law and the rival, fitted to the real records, with the real replica noise."""
+
+    paper: Simulate
+    rival: Simulate
+    paper_law: str
+    rival_law: str
+    noise: str
+
+
+def rate(successes: int, trials: int) -> dict[str, Any]:
+    """A simulated rate with its Wilson 95% interval."""
+    low, high = stats.wilson(successes, trials)
+    return {"value": successes / trials, "low": low, "high": high}
+
+
+def error_rates(
+    decide: Callable[[Records], str],
+    paper: Callable[[np.random.Generator], Records],
+    rival: Callable[[np.random.Generator], Records],
+    simulations: int = SIMULATIONS,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Power, false pass and false fail of ``decide`` (records -> verdict) on ``simulations``
+    record sets drawn by ``paper`` and by ``rival`` (independent streams of ``seed``)."""
+    streams = np.random.SeedSequence([seed, 7177]).spawn(2)
+    outcomes: dict[str, list[str]] = {}
+    with simulating():
+        pairs = zip((("paper", paper), ("rival", rival)), streams, strict=True)
+        for (name, draw), stream in pairs:
+            rng = np.random.default_rng(stream)
+            outcomes[name] = [decide(draw(rng)) for _ in range(simulations)]
+    power = rate(outcomes["paper"].count(stats.REPRODUCED), simulations)
+    false_pass = rate(outcomes["rival"].count(stats.REPRODUCED), simulations)
+    false_fail = rate(outcomes["paper"].count(stats.NOT_REPRODUCED), simulations)
+    return {
+        "power": power["value"],
+        "false_pass": false_pass["value"],
+        "false_fail": false_fail["value"],
+        "intervals": {
+            "power": [power["low"], power["high"]],
+            "false_pass": [false_pass["low"], false_pass["high"]],
+            "false_fail": [false_fail["low"], false_fail["high"]],
+        },
+        "simulations": simulations,
+        "meets": meets(power["value"], false_pass["value"]),
+    }
+
+
+def meets(power: float, false_pass: float) -> bool:
+    """SPEC Part E's goals at ``standard``: power ``>= 0.8`` and false pass ``<= 0.05``."""
+    return power >= POWER_GOAL and false_pass <= FALSE_PASS_GOAL
+
+
+def calibrate(
+    verdict: Callable[[Records, Any], dict[str, Any]],
+    hypotheses: Hypotheses,
+    config: Any,
+    candidates: Sequence[tuple[str, Any]] = (),
+    simulations: int = SIMULATIONS,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """The claim's ``calibration`` entry: ``error_rates`` at ``config``, the laws simulated and,
+    when the goals are missed, ``would_meet``: the label of the first of ``candidates`` (label,
+    larger config) whose simulated rates meet them (``None`` when none does)."""
+
+    def rates_at(cfg: Any, sims: int) -> dict[str, Any]:
+        return error_rates(
+            lambda records: verdict(records, cfg)["verdict"],
+            lambda rng: hypotheses.paper(cfg, rng),
+            lambda rng: hypotheses.rival(cfg, rng),
+            sims,
+            seed,
+        )
+
+    out = rates_at(config, simulations)
+    out.update(paper_law=hypotheses.paper_law, rival_law=hypotheses.rival_law)
+    out["noise"] = hypotheses.noise
+    if not out["meets"]:
+        out["would_meet"] = None
+        out["tried"] = []
+        for label, cfg in candidates:
+            tried = rates_at(cfg, CANDIDATE_SIMULATIONS)
+            out["tried"].append(
+                {"config": label, "power": tried["power"], "false_pass": tried["false_pass"]}
+            )
+            if tried["meets"]:
+                out["would_meet"] = label
+                break
+    return out
+
+
+def summary(calibration: dict[str, Any] | None) -> str:
+    """One sentence for a claim's reason: the rates, and what would meet the goals."""
+    if not calibration:
+        return ""
+    text = (
+        f"power {calibration['power']:.2f}, false pass {calibration['false_pass']:.2f}, "
+        f"false fail {calibration['false_fail']:.2f} ({calibration['simulations']} simulations "
+        "per law)"
+    )
+    if calibration["meets"]:
+        return text
+    text += f"; below the goals (power >= {POWER_GOAL}, false pass <= {FALSE_PASS_GOAL})"
+    if "would_meet" not in calibration:
+        return text
+    if calibration["would_meet"]:
+        return text + f"; simulated at {calibration['would_meet']} they are met"
+    tried = ", ".join(t["config"] for t in calibration.get("tried", []))
+    return text + (f"; not met at {tried} either" if tried else "")
+
+
+# --- simulating thresholds -----------------------------------------------------------------
+
+
+def replica_thresholds(
+    value: float, spread: float, replicas: int, target: float, rng: np.random.Generator
+) -> np.ndarray:
+    """Per-replica thresholds, log-normal with log-spread ``spread``, whose ``target`` quantile
+    is ``value``: a probe at ``value`` passes in a fraction ``target`` of replicas on average."""
+    shift = NormalDist().inv_cdf(target) if 0 < target < 1 else 0.0
+    return value * np.exp(spread * (rng.standard_normal(replicas) - shift))
+
+
+def log_spread(
+    probe_sets: Sequence[tuple[Sequence[float], np.ndarray]], floor: float = 0.01
+) -> float:
+    """The replica noise of a run of threshold searches: the median over searches of the
+    standard deviation of ``ln`` (each replica's smallest passing probe), from stored ``(sizes,
+    replicas x probes outcomes)``; replicas that pass no probe are left out. At least ``floor``."""
+    spreads = []
+    for sizes, outcomes in probe_sets:
+        order = np.argsort(sizes)
+        s, table = np.asarray(sizes, dtype=float)[order], np.asarray(outcomes, dtype=bool)[:, order]
+        passed = table.any(axis=1)
+        if passed.sum() >= 2:
+            first = s[table[passed].argmax(axis=1)]
+            spreads.append(float(np.std(np.log(first), ddof=1)))
+    return max(floor, float(np.median(spreads))) if spreads else floor
+
+
+def fitted_value(law: stats.GrowthLaw, params: Sequence[float], x: float) -> float:
+    """``law`` at ``x`` (a finite positive number, else ``nan``)."""
+    y = float(law.predict(params, [x])[0])
+    return y if math.isfinite(y) and y > 0 else math.nan
+
+
+def fit_or_flat(
+    law: stats.Law, ds: list[float], values: list[float], min_exponent: float | None = None
+) -> tuple[float, ...]:
+    """``law`` (a power or polylog law) fitted to the finite ``values`` at ``ds``; with fewer
+    than two, through the one there is (or 1 at ``d = 2``) with exponent ``min_exponent`` (or
+    0): the law a simulation follows where a run measured too little (SPEC Part E)."""
+    keep = [(d, v) for d, v in zip(ds, values, strict=True) if math.isfinite(v)]
+    if len(keep) >= 2:
+        return law.fit(*zip(*keep, strict=True), min_exponent)
+    level = math.log(keep[0][1]) if keep else 0.0
+    slope = min_exponent or 0.0
+    mid = law.x_form(np.array([keep[0][0] if keep else 2.0]))[0]
+    return level - slope * float(mid), slope
