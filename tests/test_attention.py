@@ -15,6 +15,10 @@ def scores(*shape: int, scale: float = 1.0, seed: int = 0) -> torch.Tensor:
 
 def test_registry_has_the_spec_maps() -> None:
     assert {"softmax", "linear", "erf", "normalized-erf", "shifted-erf"} <= set(attention.ATTENTION)
+    assert {"sparsemax", "entmax-1.5", "normalized-sigmoid", "softmax-t10"} <= set(
+        attention.ATTENTION
+    )
+    assert set(attention.PROPERTIES) == set(attention.ATTENTION)  # each map declares them
 
 
 @pytest.mark.parametrize("name", sorted(attention.ATTENTION))
@@ -44,16 +48,20 @@ def test_unknown_map_is_a_one_line_value_error() -> None:
     assert "'foo'" in message and "softmax" in message and "\n" not in message
 
 
-def test_register_adds_a_map() -> None:
-    @attention.register("_test_half")
+def test_register_adds_a_map_with_its_properties() -> None:
+    props = attention.Properties(normalized=False, shift_invariant=False, tails="heavy")
+
+    @attention.register("_test_half", props)
     def half(s: torch.Tensor) -> torch.Tensor:
         return s / 2
 
     try:
         assert attention.get("_test_half") is half
+        assert attention.properties("_test_half") is props
         assert torch.equal(attention.get("_test_half")(torch.ones(3)), torch.full((3,), 0.5))
     finally:
         attention.ATTENTION.pop("_test_half")
+        attention.PROPERTIES.pop("_test_half")
 
 
 def test_softmax_matches_the_definition() -> None:

@@ -104,7 +104,7 @@ def test_json_is_one_object_and_deterministic():
         (["--support", "3,3"], "support must be 2 distinct integers"),
         (["--support", "3,500"], "support must be 2 distinct integers"),
         (["--support", "a,b"], "--support must be comma-separated"),
-        (["--init", "orthogonal"], "init must be one of"),
+        (["--init", "simplex"], "init must be one of"),
         (["--dtype", "float16"], "dtype must be one of"),
         (["--device", "tpu"], "device must be one of"),
         (["--noise", "0.5"], "noise must be in [0, 0.5)"),

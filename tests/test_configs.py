@@ -85,7 +85,9 @@ def test_cli_options_read_default_and_help_from_the_config(path, param, model, f
 
 
 def test_a_literal_field_lists_its_choices_in_the_help() -> None:
-    assert _params("xor", "one-step")["init"].help.endswith("Allowed: antisymmetric, independent.")
+    assert _params("xor", "one-step")["init"].help.endswith(
+        "Allowed: antisymmetric, independent, orthogonal."
+    )
 
 
 @pytest.mark.parametrize(
@@ -93,7 +95,10 @@ def test_a_literal_field_lists_its_choices_in_the_help() -> None:
     [
         (lambda: OneStepConfig(d=1), "d must be an integer >= 2, got 1"),
         (lambda: OneStepConfig(d=8, noise=0.5), "noise must be in [0, 0.5), got 0.5"),
-        (lambda: OneStepConfig(d=8, init="x"), "init must be one of antisymmetric, independent; "),
+        (
+            lambda: OneStepConfig(d=8, init="x"),
+            "init must be one of antisymmetric, independent, orthogonal; ",
+        ),
         (lambda: OneStepConfig(d=8, eta=float("inf")), "eta must be a finite number > 0, got inf"),
         (lambda: OneStepConfig(d=8, stop=True), "'stop' is not an option here; allowed: d, m,"),
         (lambda: OneStepConfig(), "d is required (an integer >= 2)"),

@@ -72,8 +72,10 @@ def test_fitted_on_the_published_quick_runs_it_predicts_the_standard_ones():
     """Measured when the model was written: 0.44x to 2.98x per experiment, 1.22x in total
     (``docs/cluster.md``); this keeps it there."""
     quick, standard = preset_seconds("quick"), preset_seconds("standard")
+    covered = [name for name in NAMES if quick[name] and standard[name]]
+    assert len(covered) >= len(NAMES) - 3, f"published timings cover only {covered}"
     predicted = measured = 0.0
-    for name in NAMES:
+    for name in covered:  # an experiment whose jobs changed is timed again when next published
         model = cost_model.fit(quick[name])
         guess = sum(cost_model.predict(model, work) for work, _ in standard[name])
         real = sum(s for _, s in standard[name])

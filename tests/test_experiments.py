@@ -20,7 +20,14 @@ TINY = {
     "one-step": {"d_values": [16, 32], "m_values": [4], "schedule_scale": 0.5, "seeds": 4},
     "polylog-width": {"d_values": [16, 32, 64], "seeds": 4, "m_limit": 64},
     "attention-maps": {"d": 16, "m": 8, "seeds": 2, "budget": 3, "eta_exponents": [2.0, 4.0]},
-    "head-specialization": {"d_values": [16, 32], "m": 8, "seeds": 4, "shown": 2},
+    "head-specialization": {
+        "d_values": [16, 32],
+        "m": 8,
+        "seeds": 4,
+        "shown": 2,
+        "schedule_d_values": [16, 32],
+        "seeds_schedule": 4,
+    },
     "finite-samples": {"d_values": [8, 16], "seeds": 4, "n_max": 512},
     "select-convergence": {
         "d": 2,

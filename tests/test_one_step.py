@@ -178,7 +178,7 @@ INVALID = [
     ({"support": (3, 3)}, "support must be 2 distinct integers in [0, 10), got [3, 3]"),
     ({"support": (0, 10)}, "support must be 2 distinct integers in [0, 10), got [0, 10]"),
     ({"support": (1, 2, 3)}, "got [1, 2, 3]"),
-    ({"init": "foo"}, "init must be one of antisymmetric, independent; got 'foo'"),
+    ({"init": "foo"}, "init must be one of antisymmetric, independent, orthogonal; got 'foo'"),
     ({"dtype": "float16"}, "dtype must be one of float64, float32; got 'float16'"),
     ({"noise": 0.7}, "noise must be in [0, 0.5), got 0.7"),
     ({"samples": 0}, "samples must be an integer >= 1, got 0"),

@@ -8,12 +8,14 @@ import pytest
 import torch
 
 from attnsep.embeddings import sphere_embeddings
+from attnsep.metrics.parity import support_mass
 from attnsep.models.query_heads import (
     QueryHeads,
     head_product,
     initial_queries,
     simplex_vertices,
 )
+from attnsep.tasks.parity import SparseParity
 
 
 def test_antisymmetric_two_heads() -> None:
@@ -57,9 +59,24 @@ def test_independent_init() -> None:
     assert (theta.sum(dim=1).norm(dim=1) > 1e-3).all()
 
 
-def test_first_head_is_uniform_on_the_sphere() -> None:
+@pytest.mark.parametrize(("heads", "m"), [(2, 2), (3, 3), (3, 32), (4, 9)])
+def test_orthogonal_init_is_an_orthonormal_frame(heads: int, m: int) -> None:
+    theta = initial_queries(seed=4, replicas=5, heads=heads, m=m, init="orthogonal")
+    assert theta.shape == (5, heads, m) and theta.dtype == torch.float64
+    gram = theta @ theta.transpose(1, 2)
+    eye = torch.eye(heads, dtype=torch.float64).expand(5, -1, -1)
+    torch.testing.assert_close(gram, eye, rtol=0, atol=1e-12)
+    # distinct frames per replica; |sum of heads| = sqrt(H), where the default simplex has 0
+    assert not torch.allclose(theta[0], theta[1])
+    torch.testing.assert_close(
+        theta.sum(dim=1).norm(dim=1), torch.full((5,), math.sqrt(heads), dtype=torch.float64)
+    )
+
+
+@pytest.mark.parametrize("init", ["antisymmetric", "orthogonal"])
+def test_first_head_is_uniform_on_the_sphere(init: str) -> None:
     m, replicas = 4, 600
-    theta = initial_queries(seed=3, replicas=replicas, heads=3, m=m)
+    theta = initial_queries(seed=3, replicas=replicas, heads=3, m=m, init=init)
     for h in range(3):
         # a uniform unit vector has mean 0 and coordinate variance 1/m
         se = math.sqrt(1 / m / replicas)
@@ -67,7 +84,7 @@ def test_first_head_is_uniform_on_the_sphere() -> None:
 
 
 def test_initial_queries_are_batch_independent_and_seeded() -> None:
-    for init in ("antisymmetric", "independent"):
+    for init in ("antisymmetric", "independent", "orthogonal"):
         all_ = initial_queries(5, 4, 3, 6, init)
         for e in range(4):
             assert torch.equal(initial_queries(5, 1, 3, 6, init, first_replica=e)[0], all_[e])
@@ -80,12 +97,39 @@ def test_initial_queries_validation() -> None:
         initial_queries(0, 1, heads=3, m=1)
     with pytest.raises(ValueError, match=r"needs m >= 3, got m=2"):
         initial_queries(0, 1, heads=4, m=2)
+    with pytest.raises(ValueError, match=r"orthogonal init with 3 heads needs m >= 3, got m=2"):
+        initial_queries(0, 1, heads=3, m=2, init="orthogonal")
     with pytest.raises(ValueError, match=r"init must be one of .*'foo'"):
         initial_queries(0, 1, heads=2, m=4, init="foo")
     with pytest.raises(ValueError, match=r"m must be an integer >= 1, got 0"):
         initial_queries(0, 1, heads=2, m=0)
     # independent init has no simplex constraint
     assert initial_queries(0, 1, heads=4, m=1, init="independent").shape == (1, 4, 1)
+
+
+def distinct_preferences(heads: int, init: str, replicas: int, d: int = 16, m: int = 32):
+    """Per replica, whether the heads' largest initial weights among the ``heads`` support bits
+    fall on distinct bits (embeddings, supports and queries as a k-parity run draws them)."""
+    model = QueryHeads.sample(seed=0, replicas=replicas, d=d, m=m)
+    support = SparseParity(d, heads).supports(0, replicas)
+    theta = initial_queries(0, replicas, heads, m, init)
+    top = support_mass(model.weights(theta), support).argmax(dim=2).sort(dim=1).values
+    return (top[:, 1:] != top[:, :-1]).all(dim=1).double()
+
+
+@pytest.mark.parametrize(("heads", "simplex", "frame"), [(3, 0.51, 0.22), (4, 0.25, 0.09)])
+def test_the_simplex_start_prefers_distinct_support_bits_most_often(heads, simplex, frame):
+    """A1.k's choice of the simplex (``antisymmetric``) over an orthonormal frame: the heads'
+    first preferences among the support bits are a permutation (the starts that rarely collapse)
+    about twice as often. ``simplex`` and ``frame`` are the rates of Gaussian projections (2e5
+    draws); 2000 replicas give a standard error below 0.012, and 5 of them is the tolerance."""
+    n = 2000
+    inits = ("antisymmetric", "orthogonal")
+    rates = {init: distinct_preferences(heads, init, n).mean().item() for init in inits}
+    tol = 5 * math.sqrt(0.25 / n)
+    assert rates["antisymmetric"] == pytest.approx(simplex, abs=tol), rates
+    assert rates["orthogonal"] == pytest.approx(frame, abs=tol), rates
+    assert rates["antisymmetric"] - rates["orthogonal"] > 0.1
 
 
 def small_model(attention: str = "softmax", sign: int = -1) -> tuple[QueryHeads, torch.Tensor]:

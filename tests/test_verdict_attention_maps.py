@@ -11,6 +11,8 @@ import torch
 
 from attnsep.exact.parity import population_loss
 from attnsep.experiments import xor_attention_maps as maps
+from attnsep.experiments import xor_maps_ceiling as ceiling
+from attnsep.experiments import xor_maps_stats as numbers
 from attnsep.metrics import stats
 from attnsep.models.query_heads import QueryHeads, initial_queries
 from attnsep.tasks.parity import SparseParity
@@ -109,8 +111,8 @@ def test_a_map_beyond_the_papers_no_longer_decides_a73() -> None:
     assert what in beyond["reason"] and "confounded" in beyond["reason"], beyond["reason"]
     table = {e["name"] for e in beyond["estimates"]}
     for name in ("softmax", "linear", "erf", "normalized-erf", "shifted-erf"):
-        for key in maps.TABLE:
-            assert f"{name}: {maps.DESCRIBED[key]}" in table
+        for key in numbers.TABLE:
+            assert f"{name}: {numbers.DESCRIBED[key]}" in table
     assert beyond["properties"]["shifted-erf"]["ceiling >= needed"] is True
     assert beyond["properties"]["normalized-erf"]["ceiling >= needed"] is False
 
@@ -159,7 +161,7 @@ def test_a_map_diverging_everywhere_is_inconclusive() -> None:
 
 def test_median_steps_interval_is_a_bootstrap_over_replicas() -> None:
     steps = [1] * 40 + [None] * 24
-    summary = maps.summarize(record("softmax", steps, 60))
+    summary = numbers.summarize(record("softmax", steps, 60))
     assert summary is not None
     value, low, high = summary["steps"]
     assert value == 1 and low == 1 and math.isinf(high)  # a resample can lose the majority
@@ -173,9 +175,9 @@ def test_ceilings_are_those_of_the_runs_embeddings_and_extend_with_seeds() -> No
     small = maps.Config(d=16, m=8, seeds=3, seed=5)
     V = QueryHeads.sample(5, 5, 16, 8).V  # what run() draws for 5 seeds
     with torch.enable_grad():
-        direct = maps.replica_ceilings(V, "linear")
-    first = maps.ceilings(small, "linear")
-    more = maps.ceilings(small.model_copy(update={"seeds": 5}), "linear")
+        direct = ceiling.replica_ceilings(V, "linear")
+    first = ceiling.ceilings(small, "linear")
+    more = ceiling.ceilings(small.model_copy(update={"seeds": 5}), "linear")
     np.testing.assert_array_equal(first, direct[:3])
     np.testing.assert_allclose(more, direct, rtol=1e-12)
     # the ascent never ends below linear's best start, theta = c v_i (scale-free)
@@ -188,16 +190,16 @@ def test_ceilings_are_those_of_the_runs_embeddings_and_extend_with_seeds() -> No
 
 def test_softmax_reaches_a_full_weight_and_linear_stays_below_what_the_target_needs() -> None:
     config = maps.Config(d=64, m=8, seeds=4)
-    needed = maps.needed_share(64, 0.01)
-    assert maps.ceilings(config, "softmax").min() > 0.999
-    assert maps.ceilings(config, "shifted-erf").min() > 0.999
-    assert maps.ceilings(config, "linear").max() < needed
-    assert maps.ceilings(config, "normalized-erf").max() < needed
+    needed = ceiling.needed_share(64, 0.01)
+    assert ceiling.ceilings(config, "softmax").min() > 0.999
+    assert ceiling.ceilings(config, "shifted-erf").min() > 0.999
+    assert ceiling.ceilings(config, "linear").max() < needed
+    assert ceiling.ceilings(config, "normalized-erf").max() < needed
 
 
 def test_needed_share_is_the_share_of_spread_weights_at_the_target_loss() -> None:
     d, target = 10, 0.01
-    share = maps.needed_share(d, target)
+    share = ceiling.needed_share(d, target)
     n = d - 2
     eps = (1 / share - 1) / n
     signs = torch.tensor(
@@ -209,7 +211,7 @@ def test_needed_share_is_the_share_of_spread_weights_at_the_target_loss() -> Non
     gamma = torch.stack([u, w])[None] / math.sqrt(a)  # the best scale t^2 = 1 / A
     loss = population_loss(gamma, torch.tensor([[0, 1]]))
     assert float(loss[0]) == pytest.approx(target, rel=1e-9)
-    assert maps.needed_share(256, 0.01) == pytest.approx(0.469, abs=0.001)
+    assert ceiling.needed_share(256, 0.01) == pytest.approx(0.469, abs=0.001)
 
 
 # --- the criterion's error rates (SPEC Part E) --------------------------------------------------
@@ -245,7 +247,7 @@ def test_calibration_at_the_standard_sizes(fixed_ceilings: None) -> None:
 
 def test_hypotheses_simulate_the_record_format(fixed_ceilings: None) -> None:
     config = maps.EXPERIMENT.config("quick")
-    hyp = maps.hypotheses(standard_records(), config)
+    hyp = numbers.hypotheses(standard_records(), config)
     rng = np.random.default_rng(0)
     paper, rival = hyp.paper(config, rng), hyp.rival(config, rng)
     assert [r["attention"] for r in paper] == ["softmax", "linear", "erf"]

@@ -261,3 +261,47 @@ def test_jobs_split_and_a_tiny_run(tmp_path):
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in paths)
     for preset in ("quick", "standard", "full"):
         kp.EXPERIMENT.config(preset)
+
+
+def test_the_init_reaches_the_runs_and_k2_keeps_the_antisymmetric_start():
+    """``init`` (SPEC A2's *choice* for ``k >= 3``) is used for ``k >= 3`` and named in each
+    record; ``k = 2`` starts anti-symmetric whatever it says. Fixed seeds: a difference seen
+    once is seen every time."""
+    assert kp.Config().init == "antisymmetric"
+    series = [{"k": 2, "d_values": [8]}, {"k": 3, "d_values": [8]}]
+    common = dict(series=series, m=8, seeds=16, eta_exponents=[-4.0], budget=8)
+    frame_config = kp.Config(**common, init="orthogonal")
+    simplex, frame = kp.run(kp.Config(**common)), kp.run(frame_config)
+    assert [r["init"] for r in simplex] == ["antisymmetric", "antisymmetric"]
+    assert [r["init"] for r in frame] == ["antisymmetric", "orthogonal"]
+    assert frame[0] == simplex[0]
+    assert frame[1]["steps"] != simplex[1]["steps"]
+    assert "orthogonal start at k >= 3" in kp.verdict(frame, frame_config)["criterion"]
+
+
+@pytest.mark.parametrize("init", ["antisymmetric", "orthogonal"])
+def test_starts_with_distinct_preferences_rarely_collapse(init):
+    """What the choice of start rests on (``Config``'s docstring), on a small real run (k = 3,
+    d = 32, 128 replicas, ``eta = 2^-4 d^k ln d``, 30 steps): replicas whose heads first prefer
+    distinct support bits collapse less often than the others, by more than 3 standard errors
+    (measured: 2 of 70 against 25 of 58 for the simplex, 4 of 36 against 33 of 92 for the
+    frame, 5.9 and 3.4 standard errors)."""
+    import torch
+
+    from attnsep.configs import XorTrainConfig
+    from attnsep.metrics.parity import support_mass
+    from attnsep.train.xor_train import initial_state
+
+    d, seeds = 32, 128
+    config = kp.Config(
+        series=[{"k": 3, "d_values": [d]}], seeds=seeds, eta_exponents=[-4.0], budget=30, init=init
+    )
+    _, _, fold = kp.descend(3, d, config.m, config)
+    start = XorTrainConfig(d=d, m=config.m, k=3, seeds=seeds, init=init, device="cpu")
+    model, support, theta = initial_state(start, "cpu", torch.float64)
+    top = support_mass(model.weights(theta), support).argmax(dim=2).sort(dim=1).values
+    distinct = (top[:, 1:] != top[:, :-1]).all(dim=1).numpy()
+    fold = np.array([row[0] for row in fold], dtype=float)
+    a, b = fold[distinct], fold[~distinct]
+    se = math.sqrt(a.mean() * (1 - a.mean()) / len(a) + b.mean() * (1 - b.mean()) / len(b))
+    assert b.mean() - a.mean() > 3 * se, (a.sum(), len(a), b.sum(), len(b))

@@ -22,11 +22,15 @@ from .validate import distinct_indices, one_line, require
 
 # ------------------------------------------------------------------------ shared limits
 
-AttentionName = Literal["erf", "linear", "normalized-erf", "shifted-erf", "sigmoid", "softmax"]
+AttentionName = Literal[
+    "entmax-1.5", "erf", "floored-softmax", "linear", "normalized-erf", "normalized-sigmoid",
+    "normalized-softplus", "shifted-cauchy", "shifted-erf", "shifted-exp", "sigmoid", "softmax",
+    "softmax-t0.03", "softmax-t0.1", "softmax-t10", "softmax-t30", "sparsemax",
+]  # fmt: skip
 """The maps ``attention.ATTENTION`` registers (sorted), checkable without loading them."""
 Device = Literal["auto", "cpu", "cuda"]
 DType = Literal["float64", "float32"]
-Init = Literal["antisymmetric", "independent"]
+Init = Literal["antisymmetric", "independent", "orthogonal"]
 PEMode = Literal["stochastic", "fixed"]
 PEKind = Literal["sphere", "gaussian"]
 Trainable = Literal["full", "position"]

@@ -57,7 +57,14 @@ def _attention_maps(c: Config) -> float:
 
 
 def _head_specialization(c: Config) -> float:
-    return len(c["inits"]) * sum(c["seeds"] * d * c["m"] for d in c["d_values"])
+    from ..experiments.xor_one_step import schedule_m
+
+    fixed = sum(c["seeds"] * d * c["m"] for d in c["d_values"])
+    schedule = sum(  # absent from the configs of version 2 (published timings)
+        c["seeds_schedule"] * d * schedule_m(d, c["schedule_scale"])
+        for d in c.get("schedule_d_values", [])
+    )
+    return len(c["inits"]) * (fixed + schedule)
 
 
 def _finite_samples(c: Config) -> float:

@@ -198,7 +198,9 @@ def list_schedule(seconds: list[float], workers: int) -> float:
 
 
 def config_text(config: dict[str, Any]) -> str:
-    return json.dumps(config, sort_keys=True)
+    """A job's config as the key of its timing; the master seed is left out (it does not change
+    what a job costs, so a run on ``--seed S`` is priced by the same config's timings)."""
+    return json.dumps({k: v for k, v in config.items() if k != "seed"}, sort_keys=True)
 
 
 def stored_timings(store: Store | None, names: Iterable[str]) -> dict[tuple[str, str], float]:

@@ -29,6 +29,12 @@ def simplex_vertices(heads: int) -> torch.Tensor:
     return coords / coords.norm(dim=1, keepdim=True)
 
 
+def haar_frame(gen: torch.Generator, m: int, columns: int) -> torch.Tensor:
+    """``m x columns`` orthonormal columns, Haar-uniform (QR of a Gaussian, signs fixed)."""
+    q, r = torch.linalg.qr(torch.randn(m, columns, generator=gen, dtype=torch.float64))
+    return q * torch.sign(torch.diagonal(r))
+
+
 def initial_queries(
     seed: int,
     replicas: int,
@@ -37,31 +43,33 @@ def initial_queries(
     init: str = "antisymmetric",
     first_replica: int = 0,
 ) -> torch.Tensor:
-    """Initial ``theta`` (``E x H x m``, float64, CPU) (SPEC A2).
+    """Initial ``theta`` (``E x H x m``, float64, CPU) (SPEC A2); every head has unit norm.
 
     ``antisymmetric``: ``theta_1 ~ Uniform(S^{m-1})`` and ``theta_2 = -theta_1``; for ``H > 2``
     the heads are the vertices of a regular simplex centred at 0 in a uniformly random
-    orientation (unit norms, pairwise inner products ``-1/(H-1)``, needs ``m >= H - 1``).
+    orientation (pairwise inner products ``-1/(H-1)``, needs ``m >= H - 1``).
+    ``orthogonal``: the heads are a uniformly random orthonormal frame (pairwise inner products
+    0, needs ``m >= H``). For ``H >= 3`` the simplex stays the default: its heads first prefer
+    distinct support bits about twice as often (``experiments.xor_kparity.Config``).
     ``independent``: every head i.i.d. uniform on the sphere.
     """
     one_of("init", init, INITS)
     int_at_least("replicas", replicas, 1)
     int_at_least("heads", heads, 1)
     int_at_least("m", m, 1)
+    if init != "independent" and heads > 1:
+        least = heads if init == "orthogonal" else heads - 1
+        require(m >= least, f"{init} init with {heads} heads needs m >= {least}, got m={m}")
     out = []
     for e in range(replicas):
         gen = generator(seed, first_replica + e, "queries")
         if init == "independent" or heads == 1:
             g = torch.randn(heads, m, generator=gen, dtype=torch.float64)
             out.append(g / g.norm(dim=1, keepdim=True))
-            continue
-        require(
-            m >= heads - 1,
-            f"antisymmetric init with {heads} heads needs m >= {heads - 1}, got m={m}",
-        )
-        q, r = torch.linalg.qr(torch.randn(m, heads - 1, generator=gen, dtype=torch.float64))
-        q = q * torch.sign(torch.diagonal(r))  # Haar-uniform orthonormal frame
-        out.append(simplex_vertices(heads) @ q.T)
+        elif init == "orthogonal":
+            out.append(haar_frame(gen, m, heads).T)
+        else:
+            out.append(simplex_vertices(heads) @ haar_frame(gen, m, heads - 1).T)
     return torch.stack(out)
 
 

@@ -1,0 +1,86 @@
+"""A7.4's figures (SPEC A7.4): the heads' weight on their bits, attention maps before and after
+the step, and the alignment ratio against ``d``; plain plotting of what ``xor_heads`` prepared."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from . import plotting
+from .base import Record
+
+Curve = tuple[str, list[int], list[tuple[float, float, float]]]
+"""``(label, d values, (median, low, high) per d)``."""
+
+
+def mass(summaries: list[Record], threshold: float, out: Path) -> Path:
+    """Histograms of each head's weight on its assigned support bit, one panel per ``d``."""
+    path = out / "head_mass.png"
+    ds = sorted({r["d"] for r in summaries})
+    with plotting.figure(path, ncols=len(ds), width=4.2) as (_, axes):
+        for ax, d in zip(axes, ds, strict=True):
+            for r in (x for x in summaries if x["d"] == d):
+                weights = np.asarray(r["mass"]).ravel()
+                label = f"{r['init']}, m={r['m']}"
+                ax.hist(weights, bins=np.linspace(0, 1, 41), alpha=0.5, label=label)
+            ax.axvline(threshold, color="grey", lw=0.8, ls="--")
+            ax.set_yscale("log")
+            ax.set_xlabel("head's weight on its assigned support bit")
+            ax.set_title(f"d = {d}, after one step")
+            ax.legend(fontsize=8)
+        axes[0].set_ylabel("heads (all replicas)")
+    return path
+
+
+def maps(records: list[Record], out: Path) -> list[Path]:
+    """Attention maps before and after the step at the smallest ``d`` shown, one file per init."""
+    if not records:
+        return []
+    d = min(r["d"] for r in records)
+    paths = []
+    for init in sorted({r["init"] for r in records if r["d"] == d}):
+        shown = [r for r in records if r["d"] == d and r["init"] == init]
+        path = out / f"head_maps_{init}.png"
+        with plotting.figure(path, ncols=len(shown), width=3.6, height=3.4) as (_, axes):
+            for ax, r in zip(axes, shown, strict=True):
+                rows = [r["before"][0], r["before"][1], r["after"][0], r["after"][1]]
+                ax.imshow(rows, aspect="auto", cmap="viridis", vmin=0, vmax=1)
+                ax.set_yticks(
+                    range(4), ["head 1 before", "head 2 before", "head 1 after", "head 2 after"]
+                )
+                for pos in r["support"]:
+                    ax.axvline(pos, color="red", lw=0.6, ls=":")
+                ax.set_xlabel("position (red: support)")
+                ax.set_title(
+                    f"{init}, d={d}, replica {r['replica']}"
+                    + ("" if r["hit"] else " (off target)"),
+                    fontsize=9,
+                )
+        paths.append(path)
+    return paths
+
+
+def ratio(curves: Sequence[Curve], out: Path) -> Path:
+    """The median alignment ratio with its 95% interval against ``d``, one curve per series."""
+    path = out / "alignment_ratio.png"
+    with plotting.figure(path) as (_, (ax,)):
+        for label, ds, medians in curves:
+            med = np.asarray(medians, dtype=float)
+            ax.errorbar(
+                ds,
+                med[:, 0],
+                yerr=[med[:, 0] - med[:, 1], med[:, 2] - med[:, 0]],
+                marker="o",
+                ls="-" if "schedule" in label else ":",
+                capsize=3,
+                label=label,
+            )
+        ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("input length d")
+        ax.set_ylabel("own-bit change / largest ambient |change|")
+        ax.set_title("One step: own-bit vs ambient score change (median, 95%)", fontsize=10)
+        ax.legend(fontsize=8)
+    return path

@@ -1,0 +1,108 @@
+"""A7.3's figure: steps to the target against the step size, the loss curve at each map's best
+step size, and specialization and collapse rates with Wilson bars (SPEC A7.3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..metrics import stats
+from . import plotting
+from .base import Record
+
+if TYPE_CHECKING:
+    from .xor_attention_maps import Config
+
+LOSS_FLOOR = 1e-16
+"""Losses below this (softmax reaches exactly 0 in float64) are drawn at it on log axes."""
+
+
+def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
+    from matplotlib import colormaps
+
+    path = out / "attention_maps.png"
+    budget = records[0]["budget"]
+    palette = colormaps["tab10" if len(records) <= 10 else "tab20"].colors
+    with plotting.figure(path, ncols=3, width=5.0) as (_, (left, middle, right)):
+        for i, r in enumerate(records):
+            curve = r["curve"]
+            reached = [p for p in curve if p["median_steps"] is not None]
+            missed = [p for p in curve if p["median_steps"] is None and not p["diverged"]]
+            diverged = [p["eta"] for p in curve if p["diverged"]]
+            (line,) = left.plot(
+                [p["eta"] for p in reached],
+                [p["median_steps"] for p in reached],
+                marker="o",
+                label=r["attention"],
+                color=palette[i % len(palette)],
+            )
+            color = line.get_color()
+            left.plot(
+                [p["eta"] for p in missed],
+                [p["horizon"] for p in missed],
+                ls="none",
+                marker="o",
+                mfc="none",
+                color=color,
+            )
+            left.plot(diverged, [budget] * len(diverged), ls="none", marker="x", color=color)
+            if r["best"] is not None:
+                curve = [max(loss, LOSS_FLOOR) for loss in r["best"]["loss_curve"][1:]]
+                middle.plot(range(1, len(curve) + 1), curve, label=r["attention"], color=color)
+        left.axhline(budget, color="grey", ls="--", lw=0.8)
+        left.set_xscale("log")
+        left.set_yscale("log")
+        left.set_xlabel("learning rate eta")
+        left.set_ylabel(f"median steps to loss <= {records[0]['target']:g}")
+        left.set_title("open: not reached (at its horizon); x: diverged")
+        left.legend(**legend(records))
+        middle.axhline(records[0]["target"], color="grey", ls="--", lw=0.8)
+        middle.set_xscale("log")
+        middle.set_yscale("log")
+        middle.set_xlabel("GD step")
+        middle.set_ylabel("median population loss")
+        middle.set_title(f"at each map's best eta (floored at {LOSS_FLOOR:g})")
+        middle.legend(**legend(records))
+        rates(right, records)
+    return [path]
+
+
+def legend(records: list[Record]) -> dict:
+    """Legend options: small, in two columns, when many maps share a panel."""
+    return {"fontsize": "small", "ncol": 2} if len(records) > 6 else {}
+
+
+def rates(ax, records: list[Record]) -> None:
+    """Specialization and collapse after the budget, with Wilson bars, per map."""
+    for offset, key in ((-0.1, "specialized"), (0.1, "collapsed")):
+        xs, ys, bars = [], [], []
+        for i, r in enumerate(records):
+            if r["best"] is None:
+                continue
+            k, n = sum(r["best"][key]), len(r["best"][key])
+            lo, hi = stats.wilson(k, n)
+            xs.append(i + offset)
+            ys.append(k / n)
+            bars.append((k / n - lo, hi - k / n))
+        ax.errorbar(
+            xs,
+            ys,
+            yerr=np.array(bars).T if bars else None,
+            ls="none",
+            marker="o",
+            capsize=3,
+            label=key,
+        )
+    many = len(records) > 6
+    ax.set_xticks(
+        range(len(records)),
+        [r["attention"] for r in records],
+        rotation=60 if many else 0,
+        ha="right" if many else "center",
+    )
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_ylabel("rate after the budget (Wilson 95%)")
+    ax.set_title("specialization and collapse")
+    ax.legend()
