@@ -1,4 +1,4 @@
-"""Write the finished jobs' seconds of the given stores into the package's published timings
+"""Add the finished jobs' seconds of the given stores to the package's published timings
 (``engine/published_timings.json``), which ``--plan`` uses for jobs no local store has timed.
 
 Usage: ``python bench/publish_timings.py results/standard.sqlite results/quick.sqlite ...``

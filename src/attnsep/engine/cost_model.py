@@ -68,10 +68,16 @@ def _head_specialization(c: Config) -> float:
 
 
 def _finite_samples(c: Config) -> float:
+    """The search's probes (about ``3 n*``) and its guard at ``min(n_max, d^4)``, which a few
+    stuck replicas make it take at nearly every ``d`` (``xor_samples.search_samples``)."""
+
     def n_star(d: int) -> float:
         return min(c["n_max"], c["n_start_per_d"] * d * _ln(d) ** 2)
 
-    return sum(c["seeds"] * d * (3 * n_star(d) + c["m"]) for d in c["d_values"])
+    def guard(d: int) -> float:
+        return min(c["n_max"], d**4)
+
+    return sum(c["seeds"] * d * (3 * n_star(d) + guard(d) + c["m"]) for d in c["d_values"])
 
 
 def _kparity_steps(c: Config) -> float:

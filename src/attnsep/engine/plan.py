@@ -73,21 +73,24 @@ def published_by_config(published: dict[str, dict[str, Any]]) -> dict[tuple[str,
 
 
 def write_published_timings(stores: Iterable[Store], path: Path) -> int:
-    """Write the finished jobs of ``stores`` (job hash -> experiment, config and median
-    seconds) to ``path``; the number of jobs written."""
+    """Add the finished jobs of ``stores`` (job hash -> experiment, config and median seconds)
+    to the timings ``path`` holds (a job timed again replaces its entry); the number of jobs
+    written."""
     rows = {row["config_hash"]: row for store in stores for row in store.rows()}
     medians = median_seconds(rows.values(), lambda row: row["config_hash"])
-    jobs = {
+    timed = {
         key: {
             "experiment": rows[key]["experiment"],
             "config": rows[key]["config"],
             "seconds": round(medians[key], 3),
         }
-        for key in sorted(medians)
+        for key in medians
     }
+    before = json.loads(path.read_text())["jobs"] if path.exists() else {}
+    jobs = dict(sorted({**before, **timed}.items()))
     lines = [f"{json.dumps(key)}: {json.dumps(job, sort_keys=True)}" for key, job in jobs.items()]
     path.write_text('{"jobs": {\n' + ",\n".join(lines) + "\n}}\n")  # a job per line
-    return len(jobs)
+    return len(medians)
 
 
 @dataclass
