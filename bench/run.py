@@ -43,6 +43,7 @@ BENCHMARKS = {
     "accuracy (opt-in, ~3 min)",
     "cli_startup": "target 10: attnsep --help, list and a bad-input error vs python -c pass "
     "(CPU <= 0.5 s)",
+    "surrogate": "target 11: Gaussian surrogate vs exact sampling, one empirical step at d=256",
 }
 OPT_IN = {"standard_xor", "kparity"}
 

@@ -130,6 +130,10 @@ class OneStepConfig(QueryHeadsConfig):
     samples: int | None = Field(
         None, ge=1, description="None: the exact population gradient; N: empirical, N samples."
     )
+    gradient: Literal["exact-samples", "surrogate"] = Field(
+        "exact-samples",
+        description="With samples N: draw the N inputs, or the Gaussian surrogate (sparse XOR).",
+    )
     support: tuple[int, ...] | None = Field(
         None, description="Fixed support (default: uniform per replica)."
     )

@@ -29,6 +29,7 @@ from .train.parity import (
     population_weights_gradient,
     query_gradient,
 )
+from .train.surrogate import surrogate_query_gradient
 from .validate import require
 
 BATCH_ELEMENTS = 1 << 25
@@ -122,7 +123,8 @@ def _run_batch(
     theta = initial_queries(config.seed, count, config.k, config.m, config.init, first).to(
         device, dtype
     )
-    if config.samples is None:
+    surrogate = config.samples is not None and config.gradient == "surrogate"
+    if config.samples is None or surrogate:
         weights_grad = population_weights_gradient(model, task, support)
     else:
         weights_grad = empirical_weights_gradient(
@@ -131,8 +133,12 @@ def _run_batch(
     corr = label_correlation(model, task)
     scores = model.scores(theta)
     loss, grad = query_gradient(model, scores, weights_grad)
+    if surrogate:
+        grad = surrogate_query_gradient(
+            model, task, support, scores, grad, config.seed, config.samples, first
+        )
     theta_after = apply_step(theta, grad, config.step_size())
-    if config.samples is None:  # the step's own loss is the population loss at theta
+    if config.samples is None or surrogate:  # the step's loss is the population loss at theta
         loss_before = loss
     else:
         loss_before = population_loss(attention.get(config.attention)(scores), support, corr)
@@ -181,6 +187,14 @@ def run_one_step(
     return OneStepResult(config=config, eta=config.step_size(), **merged)
 
 
+def gradient_kind(config: OneStepConfig) -> str:
+    """``population``, ``empirical`` (``n`` inputs drawn) or ``surrogate`` (its Gaussian
+    surrogate, ``train.surrogate``)."""
+    if config.samples is None:
+        return "population"
+    return "surrogate" if config.gradient == "surrogate" else "empirical"
+
+
 def summarize(result: OneStepResult) -> dict:
     """The JSON summary of ``attnsep xor one-step`` (per-replica values included)."""
 
@@ -189,7 +203,7 @@ def summarize(result: OneStepResult) -> dict:
     return {
         **config.model_dump(exclude={"replica_batch"}),
         "support": None if config.support is None else list(config.support),
-        "gradient": "population" if config.samples is None else "empirical",
+        "gradient": gradient_kind(config),
         "eta": result.eta,
         "trainable_params": result.trainable_params,
         "loss_before": summary(result.loss_before),

@@ -107,6 +107,7 @@ def one_step(
         "--samples",
         help="'population' (exact gradient) or a sample count N (empirical).",
     ),
+    gradient: str = option(OneStepConfig, "gradient"),
     support: str | None = typer.Option(
         None, "--support", help="Fixed support I,J (default: uniform per replica)."
     ),
@@ -131,6 +132,7 @@ def one_step(
         eta=parse_eta(eta),
         eta_scale=eta_scale,
         samples=parse_samples(samples),
+        gradient=gradient,
         support=parse_support(support),
         k=k,
         noise=noise,
