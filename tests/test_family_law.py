@@ -24,7 +24,7 @@ def test_bulk_moments_match_a_fine_trapezoid(m_p, c):
 
 def test_split_leaves_top_expected_exceedances():
     split = tail(60000, 100, top=32)
-    assert 60000 * split.p == pytest.approx(32, rel=1e-3)
+    assert 60000 * split.p == pytest.approx(32, rel=0.01)  # a table point
     assert split.cdf[0] == 0.0 and split.cdf[-1] == 1.0
 
 
@@ -66,3 +66,11 @@ def test_best_law_loss_agrees_with_best_family_loss():
     assert best_law_loss(1024, 4, 256, samples=256, seed=2) == best_law_loss(
         1024, 4, 256, samples=256, seed=2
     )
+
+
+def test_search_refactor_leaves_best_family_loss_unchanged():
+    """Values of ``best_family_loss`` before ``minimize_alpha`` was split out (same seeds)."""
+    b = best_family_loss(64, 3, 16, samples=256, seed=7, descent=True)
+    assert b.alpha == 4.029974545887285
+    assert b.loss == 0.16882079926443444
+    assert b.stderr == 0.0039033798967063873

@@ -48,7 +48,8 @@ import torch
 from .configs import PE_KINDS, POSITION_LR_PER_DIM
 from .configs import SELECTION_RIVAL_MIN_ALPHA as RIVAL_MIN_ALPHA
 from .configs import SELECTION_TARGET as TARGET
-from .exact.family import best_family_loss
+from .exact.family import FamilyBest, best_family_loss
+from .exact.family_law import best_law_loss
 from .exact.selection_bounds import uniform_attention_loss
 from .metrics import stats
 from .metrics.stats import LINEAR_LOG, POWER
@@ -243,6 +244,7 @@ def population_threshold(
     target: float = TARGET,
     m_limit: int = 4096,
     kind: str = "sphere",
+    by_law: bool = False,
 ) -> dict:
     """``m_p*`` of population gradient descent from ``W = 0`` on the position block.
 
@@ -252,16 +254,21 @@ def population_threshold(
     the family's loss in ``α`` (``best_family_loss(descent=True)``). Each replica is an
     independent Monte Carlo estimate of that loss (``samples`` sequences to fit ``α``, as many
     to evaluate it; stream ``(seed, e, "population-threshold")``); it succeeds at ``m_p`` when
-    its loss is ``<= target x`` uniform. Bisection as :func:`trained_threshold`."""
+    its loss is ``<= target x`` uniform. Bisection as :func:`trained_threshold`. With ``by_law``
+    (``sphere`` only) each loss comes from ``exact.family_law.best_law_loss``, whose cost does
+    not grow with ``T``; the record then says ``"evaluator": "law"``."""
+    require(not by_law or kind == "sphere", f"by_law needs sphere encodings, got {kind!r}")
     runs: dict[int, list] = {}
+
+    def best(m_p: int, stream: int) -> FamilyBest:
+        if by_law:
+            return best_law_loss(T, q, m_p, d, samples, stream, True)
+        return best_family_loss(T, q, m_p, d, kind, samples, stream, True)
 
     def evaluate(m_p: int) -> list[bool]:
         if m_p not in runs:
             runs[m_p] = [
-                best_family_loss(
-                    T, q, m_p, d, kind, samples, stream_seed(seed, e, "population-threshold"), True
-                )
-                for e in range(replicas)
+                best(m_p, stream_seed(seed, e, "population-threshold")) for e in range(replicas)
             ]
         return [b.loss <= target * b.uniform for b in runs[m_p]]
 
@@ -275,6 +282,7 @@ def population_threshold(
         "replicas": replicas,
         "solver": "population",
         "samples": samples,
+        **({"evaluator": "law"} if by_law else {}),
         "probes": [
             {
                 **p.as_record(),

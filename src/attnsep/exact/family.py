@@ -16,6 +16,7 @@ exchangeability ``y`` sits at the first ``q`` positions. The loss is exact over 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,6 +70,37 @@ def family_losses(alpha: float, G_in: np.ndarray, G_out: np.ndarray, d: int = 1)
     return d * ((gap_in**2).sum(axis=1) + (s[:, q:] ** 2).sum(axis=1))
 
 
+def minimize_alpha(mean_loss: Callable[[float], float], descent: bool = False) -> float:
+    """The ``α`` that minimizes ``mean_loss``: a grid of ``GRID_POINTS`` in ``ln(1 + α)`` up to
+    ``ALPHA_MAX``, then ``GOLDEN_ROUNDS`` of golden section around the grid's best. With
+    ``descent`` the grid walk stops at the first rise (the first minimum met from ``α = 0``)."""
+
+    def loss(z: float) -> float:
+        return mean_loss(math.expm1(z))
+
+    grid = np.linspace(0.0, math.log1p(ALPHA_MAX), GRID_POINTS)
+    values = [loss(grid[0])]
+    for z in grid[1:]:
+        if descent and len(values) >= 2 and values[-1] > values[-2]:
+            break
+        values.append(loss(z))
+    best = int(np.argmin(values))
+    lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
+    ratio = (math.sqrt(5) - 1) / 2
+    a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+    loss_a, loss_b = loss(a), loss(b)
+    for _ in range(GOLDEN_ROUNDS):  # one new point per round: the bracket shrinks 0.618^30
+        if loss_a <= loss_b:
+            hi, b, loss_b = b, a, loss_a
+            a = hi - ratio * (hi - lo)
+            loss_a = loss(a)
+        else:
+            lo, a, loss_a = a, b, loss_b
+            b = lo + ratio * (hi - lo)
+            loss_b = loss(b)
+    return math.expm1(0.5 * (lo + hi))
+
+
 @dataclass(frozen=True)
 class FamilyBest:
     """The best ``α`` (fitted on one draw) and its loss on an independent draw, ± s.e."""
@@ -105,31 +137,7 @@ def best_family_loss(
         return family_products(T, q, m_p, samples, rng, kind)
 
     fit = draw("fit")
-
-    def mean_loss(z: float) -> float:
-        return float(family_losses(math.expm1(z), *fit).mean())
-
-    grid = np.linspace(0.0, math.log1p(ALPHA_MAX), GRID_POINTS)
-    values = [mean_loss(grid[0])]
-    for z in grid[1:]:
-        if descent and len(values) >= 2 and values[-1] > values[-2]:
-            break
-        values.append(mean_loss(z))
-    best = int(np.argmin(values))
-    lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
-    ratio = (math.sqrt(5) - 1) / 2
-    a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
-    loss_a, loss_b = mean_loss(a), mean_loss(b)
-    for _ in range(GOLDEN_ROUNDS):  # one new point per round: the bracket shrinks 0.618^30
-        if loss_a <= loss_b:
-            hi, b, loss_b = b, a, loss_a
-            a = hi - ratio * (hi - lo)
-            loss_a = mean_loss(a)
-        else:
-            lo, a, loss_a = a, b, loss_b
-            b = lo + ratio * (hi - lo)
-            loss_b = mean_loss(b)
-    alpha = math.expm1(0.5 * (lo + hi))
+    alpha = minimize_alpha(lambda a: float(family_losses(a, *fit).mean()), descent)
     losses = family_losses(alpha, *draw("eval"), d)
     return FamilyBest(
         alpha=alpha,
