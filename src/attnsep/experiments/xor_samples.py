@@ -169,20 +169,25 @@ def run(config: Config) -> list[Record]:
             )
             return run_one_step(one).success
 
-        population = step(None)
-        goal = config.target * population.mean() - 1e-12  # as stats.first_passing reads it
-        n_star, probes = search_samples(step, goal, *search_range(d, config), population)
-        records.append(
-            {
-                "d": d,
-                "n_star": n_star,
-                "target": config.target,
-                "n_max": config.n_max,
-                "population": outcomes_record(population),
-                "probes": [p.as_record() for p in probes],
-            }
-        )
+        records.append(search_record(step, step(None), d, config))
     return records
+
+
+def search_record(
+    evaluate: Callable[[int], Sequence[bool]], population: np.ndarray, d: int, config: Config
+) -> Record:
+    """The record of ``d``'s search (``search_samples``): ``evaluate(n)`` is each replica's
+    outcome after one step on ``n`` samples, ``population`` after the population step."""
+    goal = config.target * population.mean() - 1e-12  # as stats.first_passing reads it
+    n_star, probes = search_samples(evaluate, goal, *search_range(d, config), population)
+    return {
+        "d": d,
+        "n_star": n_star,
+        "target": config.target,
+        "n_max": config.n_max,
+        "population": outcomes_record(population),
+        "probes": [p.as_record() for p in probes],
+    }
 
 
 def exponent_bounds(ds: list[float], draws: np.ndarray, largest: list[float]) -> tuple:
@@ -357,18 +362,7 @@ def simulate(
         def evaluate(n: int, population=population, need=need) -> np.ndarray:
             return population & (need <= n)
 
-        goal = config.target * population.mean() - 1e-12
-        n_star, probes = search_samples(evaluate, goal, *search_range(d, config), population)
-        out.append(
-            {
-                "d": d,
-                "n_star": n_star,
-                "target": config.target,
-                "n_max": config.n_max,
-                "population": outcomes_record(population),
-                "probes": [p.as_record() for p in probes],
-            }
-        )
+        out.append(search_record(evaluate, population, d, config))
     return out
 
 

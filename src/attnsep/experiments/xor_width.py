@@ -118,18 +118,21 @@ def run(config: Config) -> list[Record]:
             )
             return run_one_step(step).success
 
-        m_star, probes = search_width(evaluate, config.target, config.m_start, config.m_limit)
-        records.append(
-            {
-                "d": d,
-                "m_star": m_star,
-                "params": None if m_star is None else 2 * m_star,
-                "target": config.target,
-                "seeds": config.seeds,
-                "probes": [p.as_record() for p in probes],
-            }
-        )
+        records.append(search_record(evaluate, d, config))
     return records
+
+
+def search_record(evaluate: Callable[[int], Sequence[bool]], d: int, config: Config) -> Record:
+    """The record of ``d``'s search (``search_width``) over the replicas ``evaluate`` judges."""
+    m_star, probes = search_width(evaluate, config.target, config.m_start, config.m_limit)
+    return {
+        "d": d,
+        "m_star": m_star,
+        "params": None if m_star is None else 2 * m_star,
+        "target": config.target,
+        "seeds": config.seeds,
+        "probes": [p.as_record() for p in probes],
+    }
 
 
 def lowest_consistent(sizes: list[int], draws: np.ndarray) -> np.ndarray:
@@ -389,17 +392,7 @@ def simulated_search(
     with log-spread ``spread`` and ``target`` quantile ``value``: the real ``search_width`` on
     them (replica ``r`` passes every probe ``m >= t_r``)."""
     latent = calibration.replica_thresholds(value, spread, config.seeds, config.target, rng)
-    m_star, probes = search_width(
-        lambda m: latent <= m, config.target, config.m_start, config.m_limit
-    )
-    return {
-        "d": d,
-        "m_star": m_star,
-        "params": None if m_star is None else 2 * m_star,
-        "target": config.target,
-        "seeds": config.seeds,
-        "probes": [p.as_record() for p in probes],
-    }
+    return search_record(lambda m: latent <= m, d, config)
 
 
 EXPERIMENT = register(
