@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 
+from attnsep.exact import products
 from attnsep.exact.selection import per_sequence_loss
 from attnsep.models.selector import position_logits, query
 from attnsep.positional_encodings import StochasticPE
@@ -69,8 +70,8 @@ def test_chunked_walk_norm_has_the_law_of_a_sum_of_unit_vectors() -> None:
     direct = rng.standard_normal((n, K, dim))
     direct /= np.linalg.norm(direct, axis=-1, keepdims=True)
     explicit = np.linalg.norm(np.einsum("k,nkd->nd", w, direct), axis=-1)
-    cosines = np.stack([module._coordinates(rng, (n,), dim) for _ in range(K)], axis=-1)
-    joins = module._coordinates(rng, (n, module._walk_chunks(K)[0]), dim)
+    cosines = np.stack([products.ratio_coordinates(rng, (n,), dim) for _ in range(K)], axis=-1)
+    joins = products.ratio_coordinates(rng, (n, products.walk_chunks(K)[0]), dim)
     walked = module._chunked_walk_norm(np.broadcast_to(w, (n, K)), cosines, joins)
     assert abs(float((walked**2).mean()) / float(np.sum(w * w)) - 1) < 0.03  # E|S|^2 = sum w^2
     se = math.hypot(walked.std(), explicit.std()) / math.sqrt(n)

@@ -10,7 +10,7 @@ trajectory of ``W``, every stopping decision and hence ``m_p*`` are the same for
 (tested); only the token block, not trained here, could make ``m_p*`` depend on ``d``. The
 logits are ``a_i = p_i · v`` with ``v = W u_y``. Off the subset, ``p_i`` is isotropic and
 independent of ``v``, so ``a_i = ‖v‖ t_i`` with ``t_i`` one coordinate of an encoding (the law
-used by ``exact/family.py``): a sequence costs ``O(q m + m² + T)`` instead of ``O(T m)``, which
+of ``exact/products.py``): a sequence costs ``O(q m + m² + T)`` instead of ``O(T m)``, which
 makes ``T = 1024`` affordable. The loss keeps its law exactly, and autograd's gradient ``t_i v̂
 u_yᵀ`` is the full-draw gradient ``p_i u_yᵀ`` averaged over the component of ``p_i`` orthogonal
 to ``v`` (symmetric, independent of every logit): an unbiased estimate of the same population
@@ -48,6 +48,7 @@ import torch
 from .configs import PE_KINDS, POSITION_LR_PER_DIM
 from .configs import SELECTION_RIVAL_MIN_ALPHA as RIVAL_MIN_ALPHA
 from .configs import SELECTION_TARGET as TARGET
+from .exact import products
 from .exact.family import FamilyBest, best_family_loss
 from .exact.family_law import best_law_loss
 from .exact.selection_bounds import uniform_attention_loss
@@ -108,33 +109,23 @@ def draw(
     T: int, q: int, m_p: int, batch: int, seed: int, replicas: int, key: tuple, kind: str
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``(on_y, t)``: the encodings of the subset ``E x B x q x m_p`` and the off-subset
-    coordinates ``E x B x (T − q)`` (law of one coordinate of an encoding)."""
-    ons, ts = [], []
-    for e in range(replicas):
+    coordinates ``E x B x (T − q)`` (the ``ratio`` recipe of ``exact.products.draw``)."""
+
+    def one(e: int) -> products.Draw:
         rng = np.random.default_rng(stream_seed(seed, e, "select-threshold", T, q, m_p, kind, *key))
-        on_y = rng.standard_normal((batch, q, m_p))
-        if kind == "sphere":
-            on_y /= np.linalg.norm(on_y, axis=-1, keepdims=True)
-            z = rng.standard_normal((batch, T - q))
-            rest = 2 * rng.standard_gamma((m_p - 1) / 2, z.shape) if m_p > 1 else 0.0
-            t = z / np.sqrt(z**2 + rest)  # z_1 / ‖z‖ with ‖z_{2..m}‖² ~ χ²_{m−1}
-        else:
-            on_y /= math.sqrt(m_p)
-            t = rng.standard_normal((batch, T - q)) / math.sqrt(m_p)
-        ons.append(on_y)
-        ts.append(t)
-    return torch.from_numpy(np.stack(ons)), torch.from_numpy(np.stack(ts))
+        return products.draw(rng, batch, T, q, m_p, kind, "ratio")
+
+    stacked = products.stack([one(e) for e in range(replicas)])
+    return torch.from_numpy(stacked.on_y), torch.from_numpy(stacked.t)
 
 
 def product_losses(W: torch.Tensor, on_y: torch.Tensor, t: torch.Tensor, d: int) -> torch.Tensor:
     """Per-sequence ``d Σ_i (s_i − 1{i∈y}/q)²`` (``E x B``, SPEC B3) with logits ``p_i · W u_y``
     on the subset and ``‖W u_y‖ t_i`` off it; ``W`` is the position block ``E x m_p x m_p``."""
-    q = on_y.shape[-2]
     v = torch.einsum("eij,ebj->ebi", W, on_y.sum(dim=-2))
-    inside = torch.einsum("ebqm,ebm->ebq", on_y, v)
-    outside = torch.linalg.vector_norm(v, dim=-1, keepdim=True) * t
-    s = torch.softmax(torch.cat([inside, outside], dim=-1), dim=-1)
-    return d * ((s[..., :q] - 1.0 / q).pow(2).sum(dim=-1) + s[..., q:].pow(2).sum(dim=-1))
+    return products.selection_loss(
+        torch.cat(products.products(on_y, t, v), dim=-1), on_y.shape[-2], d
+    )
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,11 @@
 """The ``W = αI`` family on the position block and its best loss: the yardstick of SPEC B5.1–B5.3.
 
 With ``W = αI`` the logits are ``a_i = α G_i``, ``G_i = p_i · u_y``. The products ``G`` carry
-all the dependence on the encodings, and their law is cheap to draw exactly (SPEC B2 encodings):
-
-* ``i ∈ y``: ``G_i = p_i · u_y`` from the ``q`` encodings of ``y``;
-* ``i ∉ y``: ``p_i`` is isotropic and independent of ``u_y``, so ``G_i = ‖u_y‖ t_i`` with
-  ``t_i`` i.i.d. the first coordinate of one encoding: ``2B − 1``, ``B ~ Beta((m−1)/2, (m−1)/2)``
-  for ``sphere`` encodings, ``N(0, 1/m)`` for ``gaussian`` ones.
-
-A sequence then costs ``O(q² m + T)`` draws instead of ``O(T m)``, exact in distribution; by
-exchangeability ``y`` sits at the first ``q`` positions. The loss is exact over the tokens,
-``L(α) = d E[Σ_i (s_i − 1{i∈y}/q)²]`` (SPEC B3), and Monte Carlo over ``(y, PE)`` only.
+all the dependence on the encodings, and their law is cheap to draw exactly
+(:mod:`.products`, its ``beta`` recipe): a sequence costs ``O(q² m + T)`` draws instead of
+``O(T m)``, and ``y`` sits at the first ``q`` positions. The loss is exact over the tokens,
+``L(α) = d E[Σ_i (s_i − 1{i∈y}/q)²]`` (SPEC B3, :func:`.products.selection_loss`), and Monte
+Carlo over ``(y, PE)`` only.
 """
 
 from __future__ import annotations
@@ -25,6 +20,7 @@ from ..configs import FAMILY_SAMPLES as SAMPLES
 from ..configs import PE_KINDS
 from ..rng import stream_seed
 from ..validate import int_at_least, one_of, require
+from . import products
 
 ALPHA_MAX = 1e3
 GRID_POINTS = 32
@@ -36,38 +32,20 @@ GOLDEN_ROUNDS = 30
 def family_products(
     T: int, q: int, m_p: int, samples: int, rng: np.random.Generator, kind: str = "sphere"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(G_in, G_out)``: ``samples x q`` products on ``y``, ``samples x (T − q)`` off it."""
+    """``(G_in, G_out)``: ``samples x q`` products on ``y``, ``samples x (T − q)`` off it (the
+    ``beta`` recipe of :func:`.products.draw`)."""
     int_at_least("T", T, 1)
     int_at_least("q", q, 1)
     require(q <= T, f"q must be <= T, got q={q} and T={T}")
     int_at_least("pe width", m_p, 1)
     one_of("pe kind", kind, PE_KINDS)
-    on_y = rng.standard_normal((samples, q, m_p))
-    if kind == "sphere":
-        on_y /= np.linalg.norm(on_y, axis=-1, keepdims=True)
-        half = (m_p - 1) / 2
-        t = (
-            2 * rng.beta(half, half, (samples, T - q)) - 1
-            if m_p > 1
-            else rng.choice([-1.0, 1.0], (samples, T - q))
-        )
-    else:
-        on_y /= math.sqrt(m_p)
-        t = rng.standard_normal((samples, T - q)) / math.sqrt(m_p)
-    u = on_y.sum(axis=1)
-    G_in = np.einsum("sqm,sm->sq", on_y, u)
-    return G_in, np.linalg.norm(u, axis=-1, keepdims=True) * t
+    sample = products.draw(rng, samples, T, q, m_p, kind, "beta")
+    return products.products(sample.on_y, sample.t, sample.on_y.sum(axis=1))
 
 
 def family_losses(alpha: float, G_in: np.ndarray, G_out: np.ndarray, d: int = 1) -> np.ndarray:
     """Per-sequence ``d Σ_i (s_i − 1{i∈y}/q)²`` at ``W = αI`` (exact over the tokens)."""
-    q = G_in.shape[1]
-    logits = alpha * np.concatenate([G_in, G_out], axis=1)
-    logits -= logits.max(axis=1, keepdims=True)
-    s = np.exp(logits)
-    s /= s.sum(axis=1, keepdims=True)
-    gap_in = s[:, :q] - 1.0 / q
-    return d * ((gap_in**2).sum(axis=1) + (s[:, q:] ** 2).sum(axis=1))
+    return products.selection_loss(alpha * np.concatenate([G_in, G_out], axis=1), G_in.shape[1], d)
 
 
 def minimize_alpha(mean_loss: Callable[[float], float], descent: bool = False) -> float:

@@ -37,6 +37,7 @@ from ..configs import FAMILY_SAMPLES as SAMPLES
 from ..rng import stream_seed
 from ..validate import int_at_least, require
 from .family import FamilyBest, minimize_alpha
+from .products import subset_loss
 
 TOP = 32
 """Expected number of off-subset products drawn exactly per sequence (the upper tail)."""
@@ -155,7 +156,6 @@ def law_draw(
 
 def law_losses(alpha: float, draw: LawDraw, d: int = 1) -> np.ndarray:
     """Per-sequence ``d Σ_i (s_i − 1{i∈y}/q)²`` at ``W = αI`` (module docstring)."""
-    q = draw.G_in.shape[1]
     c = alpha * draw.r
     a_in, a_out = alpha * draw.G_in, c[:, None] * draw.t
     shift = np.maximum(a_in.max(axis=1), np.nanmax(a_out, axis=1, initial=-np.inf))
@@ -182,7 +182,7 @@ def law_losses(alpha: float, draw: LawDraw, d: int = 1) -> np.ndarray:
         S1 = S1 + np.maximum(n * mu[0] + sd1 * z1, 0.0)
         S2 = S2 + np.maximum(n * mu[1] + load * z1 + rest * z2, 0.0)
     Z = e_in.sum(axis=1) + S1
-    return d * (((e_in / Z[:, None] - 1.0 / q) ** 2).sum(axis=1) + S2 / Z**2)
+    return subset_loss(e_in / Z[:, None], S2 / Z**2, d)
 
 
 def best_law_loss(

@@ -42,6 +42,7 @@ import numpy as np
 import torch
 
 from ..configs import SelectionTrainConfig
+from ..exact import products
 from ..exact.selection import per_sequence_loss
 from ..models.selector import forward, trainable_mask
 from ..positional_encodings import FixedPE, StochasticPE
@@ -78,60 +79,6 @@ def _step_loss(
     return (f - sts(data.X, data.y)).pow(2).sum(dim=-1).mean(dim=-1)
 
 
-@dataclass(frozen=True)
-class LawDraws:
-    """One batch's draws for :func:`law_terms`, per replica (numpy, ``E`` first, ``K = T − q``).
-
-    ``on_y``: ``E x B x q x m`` encodings of ``y``; ``coord``: ``E x B x K`` coordinates ``t_i``
-    of the encodings off ``y`` along ``v``; ``perp``: ``E x B x K`` norms of their parts
-    orthogonal to ``v`` (sphere: ``sqrt(1 − t_i²)``; gaussian: unused); ``walk``: ``E x B x K``
-    cosines of the random walk and ``joins``: ``E x B x J`` those joining its chunks (sphere,
-    :func:`_chunked_walk_norm`); ``normal``: ``E x B x m``, the direction of ``R``.
-    """
-
-    on_y: np.ndarray
-    coord: np.ndarray
-    perp: np.ndarray | None
-    walk: np.ndarray | None
-    joins: np.ndarray | None
-    normal: np.ndarray
-
-
-def _walk_chunks(K: int) -> tuple[int, int]:
-    """``(J, L)``: the walk's ``K`` steps go in ``J ≈ sqrt(K)`` chunks of ``L`` (padded)."""
-    chunks = max(1, math.isqrt(K))
-    return chunks, -(-K // chunks)
-
-
-def _coordinates(rng: np.random.Generator, shape: tuple[int, ...], dim: int) -> np.ndarray:
-    """A coordinate of a uniform unit vector of ``R^dim``: ``z / sqrt(z² + χ²_{dim−1})``."""
-    z = rng.standard_normal(shape)
-    if dim < 2:
-        return np.sign(z)
-    return z / np.sqrt(z * z + 2.0 * rng.standard_gamma((dim - 1) / 2, shape))
-
-
-def _sphere_parts(
-    rng: np.random.Generator, shape: tuple[int, ...], m_p: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(t, perp, cos, joins)`` of encodings ``(z v̂ + h) / ‖z v̂ + h‖``, ``h`` Gaussian in ``v^⊥``.
-
-    ``h = z' ŝ + h'`` along the walk's current direction ``ŝ`` (made of earlier encodings, so
-    independent of ``h``), ``‖h'‖² ~ χ²_{m−2}``: one chi-square per encoding gives its coordinate
-    ``t = z / ρ``, its orthogonal norm ``‖h‖ / ρ`` and the walk's cosine ``z' / ‖h‖`` exactly.
-    ``joins``: fresh cosines in ``v^⊥`` (``R^{m−1}``) that join the walk's chunks.
-    """
-    z = rng.standard_normal(shape)
-    joins_shape = (*shape[:-1], _walk_chunks(shape[-1])[0])
-    if m_p == 1:
-        return np.sign(z), np.zeros(shape), np.zeros(shape), np.zeros(joins_shape)
-    side = rng.standard_normal(shape)
-    rest = 2.0 * rng.standard_gamma((m_p - 2) / 2, shape) if m_p > 2 else np.zeros(shape)
-    h = np.sqrt(side * side + rest)
-    rho = np.sqrt(z * z + h * h)
-    return z / rho, h / rho, side / h, _coordinates(rng, joins_shape, m_p - 1)
-
-
 def law_draws(
     seed: int,
     replicas: range,
@@ -141,24 +88,16 @@ def law_draws(
     q: int,
     m_p: int,
     kind: str,
-) -> LawDraws:
-    """Replica ``e`` draws from stream ``(seed, e, "pe-law", *key)`` only (independent of ``E``)."""
-    parts = []
-    shape = (batch, T - q)
-    for e in replicas:
+) -> products.Draw:
+    """One batch's draws for :func:`law_terms` (``exact.products.draw``, ``parts`` recipe),
+    stacked over the replicas; replica ``e`` draws from stream ``(seed, e, "pe-law", *key)``
+    only (independent of ``E``)."""
+
+    def one(e: int) -> products.Draw:
         rng = np.random.default_rng(stream_seed(seed, e, "pe-law", *key))
-        on_y = rng.standard_normal((batch, q, m_p))
-        normal = rng.standard_normal((batch, m_p))
-        if kind == "sphere":
-            on_y /= np.linalg.norm(on_y, axis=-1, keepdims=True)
-            coord, perp, walk, joins = _sphere_parts(rng, shape, m_p)
-        else:
-            on_y /= math.sqrt(m_p)
-            coord, perp, walk, joins = rng.standard_normal(shape) / math.sqrt(m_p), None, None, None
-        parts.append((on_y, coord, perp, walk, joins, normal))
-    return LawDraws(
-        *(None if arrays[0] is None else np.stack(arrays) for arrays in zip(*parts, strict=True))
-    )
+        return products.draw(rng, batch, T, q, m_p, kind, "parts")
+
+    return products.stack([one(e) for e in replicas])
 
 
 def _walk_norm(steps: np.ndarray, cosines: np.ndarray) -> np.ndarray:
@@ -176,11 +115,12 @@ def _walk_norm(steps: np.ndarray, cosines: np.ndarray) -> np.ndarray:
 def _chunked_walk_norm(steps: np.ndarray, cosines: np.ndarray, joins: np.ndarray) -> np.ndarray:
     """:func:`_walk_norm` in ``J + L ≈ 2 sqrt(K)`` vectorized rounds instead of ``K``.
 
-    The ``K`` steps (last axis) walk in ``J`` chunks of ``L`` side by side (:func:`_walk_chunks`;
-    zero steps pad the last chunk); the chunks' sums are independent and isotropic, so their
-    norms add up by one more walk of ``J`` steps whose cosines are ``joins`` (fresh ones)."""
+    The ``K`` steps (last axis) walk in ``J`` chunks of ``L`` side by side
+    (``exact.products.walk_chunks``; zero steps pad the last chunk); the chunks' sums are
+    independent and isotropic, so their norms add up by one more walk of ``J`` steps whose
+    cosines are ``joins`` (fresh ones)."""
     K = steps.shape[-1]
-    chunks, length = _walk_chunks(K)
+    chunks, length = products.walk_chunks(K)
     pad = [(0, 0)] * (steps.ndim - 1) + [(0, chunks * length - K)]
     shape = (*steps.shape[:-1], chunks, length)
     sums = _walk_norm(np.pad(steps, pad).reshape(shape), np.pad(cosines, pad).reshape(shape))
@@ -188,24 +128,24 @@ def _chunked_walk_norm(steps: np.ndarray, cosines: np.ndarray, joins: np.ndarray
 
 
 def law_terms(
-    W_pp: torch.Tensor, draws: LawDraws, d: int, kind: str
+    W_pp: torch.Tensor, draws: products.Draw, d: int, kind: str
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Per sequence, exact in distribution (module docstring): ``(loss, g, u)`` with
     ``loss = d Σ_i (s_i − 1{i∈y}/q)²`` (``E x B``), ``g = Σ_i (∂loss/∂a_i) p_i`` and ``u = u_y``
     (``E x B x m``); the gradient of the loss in ``W_pp`` (``E x m x m``) is ``mean_b g uᵀ``."""
-    on_y, t = torch.from_numpy(draws.on_y), torch.from_numpy(draws.coord)
+    on_y, t = torch.from_numpy(draws.on_y), torch.from_numpy(draws.t)
     q, m_p = on_y.shape[-2], on_y.shape[-1]
     u = on_y.sum(dim=-2)
     v = torch.bmm(u, W_pp.transpose(-1, -2))  # rows W u, E x B x m
-    norm = v.norm(dim=-1, keepdim=True)
+    inside, outside = products.products(on_y, t, v)
+    norm = torch.linalg.vector_norm(v, dim=-1, keepdim=True)
     first = torch.zeros(m_p, dtype=v.dtype)
     first[0] = 1.0
     unit = torch.where(norm > 0, v / norm.clamp_min(1e-300), first)
-    a = torch.cat([torch.einsum("ebqm,ebm->ebq", on_y, v), norm * t], dim=-1)
-    s = torch.softmax(a, dim=-1)
+    s = products.weights(torch.cat([inside, outside], dim=-1))
+    loss = products.subset_loss(s[..., :q], s[..., q:].pow(2).sum(dim=-1), d)
     gap = s.clone()
     gap[..., :q] -= 1.0 / q
-    loss = d * gap.pow(2).sum(dim=-1)
     c = (2 * d) * s * (gap - (s * gap).sum(dim=-1, keepdim=True))
     c_out = c[..., q:]
     normal = torch.from_numpy(draws.normal)
