@@ -26,7 +26,9 @@ from ray.cluster_utils import Cluster  # noqa: E402
 pytestmark = pytest.mark.slow
 
 # Six one-step jobs of 0.2 to 0.8 s each (one alone on an idle core): a node is lost mid-job.
-SLOW = {"seeds": 24, "d_values": [16384, 32768], "m_values": [32, 48, 64], "series": ["fixed"]}
+SLOW = {"seeds": 96, "d_values": [16384, 32768], "m_values": [32, 48, 64], "series": ["fixed"]}
+"""Jobs long enough (about a second each) that, once the first is stored, a worker node is still
+running one when the tests that lose a node look for it (24 seeds raced past it at times)."""
 SMALL = {"seeds": 4, "d_values": [16, 32, 64], "m_values": [4], "series": ["fixed"]}
 
 
