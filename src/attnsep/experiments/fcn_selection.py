@@ -147,21 +147,24 @@ def _fcn_records(config: Config, setting: Setting) -> list[Record]:
         result = train_selection(cfg)
         floor = float(fcn_bottleneck_loss(T, q, d, w))
         records += [
-            {
-                "model": "fcn",
-                "T": T,
-                "d": d,
-                "q": q,
-                "width": w,
-                "replica": e,
-                "loss": float(result.loss[e]),
-                "stderr": float(result.stderr[e]),
-                "floor": floor,
-                "uniform": uniform,
-            }
+            fcn_record(
+                setting, w, e, float(result.loss[e]), float(result.stderr[e]), floor, uniform
+            )
             for e in range(config.fcn_replicas)
         ]
     return records
+
+
+def fcn_record(
+    setting: Setting, width: int, replica: int, loss: float, stderr: float, floor: float,
+    uniform: float,
+) -> Record:  # fmt: skip
+    """One trained FCN's record: its loss and standard error beside the floor at its width."""
+    T, d, q = setting
+    return {
+        "model": "fcn", "T": T, "d": d, "q": q, "width": width, "replica": replica,
+        "loss": loss, "stderr": stderr, "floor": floor, "uniform": uniform,
+    }  # fmt: skip
 
 
 def _transformer_record(config: Config, setting: Setting) -> Record:
@@ -471,20 +474,8 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
                         if below and floor > 0:
                             true = floor * (1 - MARGIN * relative)
                         se = relative * true
-                        out.append(
-                            {
-                                "model": "fcn",
-                                "T": T,
-                                "d": d,
-                                "q": q,
-                                "width": w,
-                                "replica": e,
-                                "loss": true + se * rng.normal(),
-                                "stderr": se,
-                                "floor": floor,
-                                "uniform": uniform,
-                            }  # fmt: skip
-                        )
+                        loss = true + se * rng.normal()
+                        out.append(fcn_record(setting, w, e, loss, se, floor, uniform))
                 m_p = measured.get(setting, slope * q * math.log(T))
                 out.append(_simulated_selector(setting, m_p, spread, cfg.selector_replicas, rng))
             return out
