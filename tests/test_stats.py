@@ -457,3 +457,22 @@ def test_vectorized_bootstrap_and_fits_match_their_loops(resamples):
         np.testing.assert_allclose(
             stats.exponent_draws(law, xs, rows), loop, rtol=1e-9, atol=1e-12, equal_nan=True
         )
+
+
+def test_fixed_power_fits_one_constant_and_refits_as_it_predicts():
+    law = stats.FixedPower(2.0)
+    xs = [16.0, 32.0, 64.0]
+    params = law.fit(xs, [3 * x**2 for x in xs])
+    assert params == (pytest.approx(math.log(3)), 2.0) and law.exponent(params) == 2.0
+    assert law.predict(params, [128.0])[0] == pytest.approx(3 * 128**2)
+    rows = np.array([[5 * x**2 for x in xs], [7 * x**2 for x in xs]])
+    at = np.array([128.0, 256.0])
+    refits = law.refit_predict(np.array(xs), rows, at, None)
+    expected = [law.predict(law.fit(xs, row), at) for row in rows]
+    np.testing.assert_allclose(refits, expected)
+    assert stats.parameters(law) == 1 and law.formula == "c·x^2"
+    # held out: c d predicts linear data, c d^2 does not
+    ds = [16.0, 32.0, 64.0, 128.0, 256.0, 512.0]
+    ns = [40 * d for d in ds]
+    both = stats.compare_laws(stats.FixedPower(1.0), law, ds, ns, ns, ns, grid="half-octave")
+    assert both["decided"] == "paper"

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from attnsep.experiments import xor_samples
+from attnsep.experiments import sample_search, xor_samples
 from attnsep.metrics import calibration, stats
 from attnsep.tasks.parity import BYTE_SIGNS, SparseParity
 from attnsep.train.parity import other_heads
@@ -36,8 +36,8 @@ def records(law, ds, seeds=64, spread=(0.8, 1.0), collapse=0.2, n_max=2**40, see
         def evaluate(n, need=need, population=population):
             return population & (need <= n)
 
-        n_star, probes = xor_samples.search_samples(
-            evaluate, goal, *xor_samples.search_range(d, config), population
+        n_star, probes = sample_search.search_samples(
+            evaluate, goal, *sample_search.search_range(d, config), population
         )
         out.append(
             {
@@ -45,7 +45,7 @@ def records(law, ds, seeds=64, spread=(0.8, 1.0), collapse=0.2, n_max=2**40, see
                 "n_star": n_star,
                 "target": config.target,
                 "n_max": n_max,
-                "population": xor_samples.outcomes_record(population),
+                "population": sample_search.outcomes_record(population),
                 "probes": [p.as_record() for p in probes],
             }
         )
@@ -53,7 +53,8 @@ def records(law, ds, seeds=64, spread=(0.8, 1.0), collapse=0.2, n_max=2**40, see
 
 
 def judged(recs, config=CONFIG):
-    claim = xor_samples.verdict(recs, config)
+    recs = sample_search.run_records(recs, "fixed", config.m)
+    claim = xor_samples.bound_claim(recs, config)
     json.dumps(claim, allow_nan=False)  # the claim is plain, finite JSON
     json.dumps(recs, allow_nan=False)
     return claim
@@ -102,10 +103,10 @@ def test_the_lower_end_is_widened_by_half_an_octave():
 
     def first_above(d):
         k = math.floor(2 * math.log2(xor_samples.edge(d))) + 1
-        return 0.99 * xor_samples.grid_n(k)
+        return 0.99 * sample_search.grid_n(k)
 
     near = records(first_above, STANDARD, spread=(0.99, 1.0))
-    a = xor_samples.analyse(near, CONFIG)
+    a = sample_search.analyse(near, CONFIG)
     assert all(lo > xor_samples.edge(d) for d, lo in zip(a["d"], a["low"], strict=True))
     claim = judged(near)
     assert claim["verdict"] == stats.INCONCLUSIVE, claim["reason"]
@@ -152,8 +153,8 @@ def test_the_guard_at_d4_closes_the_interval_where_the_bound_needs_it(slow, clos
     def evaluate(n):
         return need <= n
 
-    n_star, probes = xor_samples.search_samples(
-        evaluate, 0.9 - 1e-12, *xor_samples.search_range(16, config), population
+    n_star, probes = sample_search.search_samples(
+        evaluate, 0.9 - 1e-12, *sample_search.search_range(16, config), population
     )
     assert probes[-1].size <= 2**16 == 16**4  # never a probe beyond d^4
     assert all(probes[-1].outcomes) == closes
@@ -162,12 +163,12 @@ def test_the_guard_at_d4_closes_the_interval_where_the_bound_needs_it(slow, clos
         "n_star": n_star,
         "target": 0.9,
         "n_max": 2**22,
-        "population": xor_samples.outcomes_record(population),
+        "population": sample_search.outcomes_record(population),
         "probes": [p.as_record() for p in probes],
     }
     without = dict(rec, probes=rec["probes"][:-1])
-    assert math.isinf(xor_samples.analyse([without], config)["high"][0])
-    high = xor_samples.analyse([rec], config)["high"][0]
+    assert math.isinf(sample_search.analyse([without], config)["high"][0])
+    high = sample_search.analyse([rec], config)["high"][0]
     assert high <= 2**16 if closes else math.isinf(high)
 
 
@@ -183,34 +184,35 @@ def test_calibration_at_the_standard_sizes():
     rate of 0.05 gives more than 8 of 40 with probability below 1e-3)."""
     config = xor_samples.EXPERIMENT.config("standard")
     rng = np.random.default_rng(0)
-    recs = xor_samples.simulate(lambda d: 17.0 * d**2, 1.0, RATES, config, rng)
+    searches = sample_search.simulate(lambda d: 17.0 * d**2, 1.0, RATES, config, rng)
+    recs = sample_search.run_records(searches, "fixed", config.m)
     hyp = xor_samples.hypotheses(recs, config)
     assert "d^4 (ln d)^2" in hyp.rival_law and "log-spread" in hyp.noise
     rates = calibration.calibrate(xor_samples.verdict, hyp, config, (), 40)
     assert rates["power"] > 0.5 and rates["false_pass"] <= 0.2, rates
     rival = hyp.rival(config, rng)
     assert [r["d"] for r in rival] == config.d_values
-    assert rival[0]["n_star"] >= xor_samples.edge(16) / 2
+    assert rival[0]["certified"]["n_star"] >= xor_samples.edge(16) / 2
 
 
 # --- the search --------------------------------------------------------------------------
 
 
 def test_grid_and_search_range():
-    assert [xor_samples.grid_n(k) for k in range(2, 9)] == [2, 3, 4, 6, 8, 11, 16]
+    assert [sample_search.grid_n(k) for k in range(2, 9)] == [2, 3, 4, 6, 8, 11, 16]
     config = xor_samples.Config(n_start_per_d=16, n_max=2**20)
-    assert xor_samples.search_range(64, config) == (20, 40, 40)  # 1024 .. 2^20; d^4 = 2^24
-    assert xor_samples.search_range(2**20, config) == (40, 40, 40)  # start clamped to the limit
-    assert xor_samples.search_range(16, config) == (16, 40, 32)  # the guard at d^4 = 2^16
-    assert xor_samples.grid_n(41) > 2**20 >= xor_samples.grid_n(40)
+    assert sample_search.search_range(64, config) == (20, 40, 40)  # 1024 .. 2^20; d^4 = 2^24
+    assert sample_search.search_range(2**20, config) == (40, 40, 40)  # start clamped to the limit
+    assert sample_search.search_range(16, config) == (16, 40, 32)  # the guard at d^4 = 2^16
+    assert sample_search.grid_n(41) > 2**20 >= sample_search.grid_n(40)
 
 
 @pytest.mark.parametrize("threshold", [1000, 1024, 1449, 5000, 30000, 2**20])
 def test_search_finds_the_smallest_passing_grid_point(threshold):
     """One replica that succeeds from ``threshold`` on: ``n*`` is the first grid point at or
     above it, every probe is on the grid, and a guard probe follows an ``n*`` at the top."""
-    n_star, probes = xor_samples.search_samples(lambda n: [n >= threshold], 0.5, 19, 40)
-    grid = [xor_samples.grid_n(k) for k in range(19, 41)]
+    n_star, probes = sample_search.search_samples(lambda n: [n >= threshold], 0.5, 19, 40)
+    grid = [sample_search.grid_n(k) for k in range(19, 41)]
     assert n_star == min(n for n in grid if n >= threshold)
     sizes = [p.size for p in probes]
     assert set(sizes) <= set(grid) and sizes == sorted(sizes)
@@ -221,32 +223,32 @@ def test_search_finds_the_smallest_passing_grid_point(threshold):
 def test_the_guard_sits_at_d4_when_a_replica_fails_every_probe():
     """Two replicas, one never succeeds: the guard goes to ``k_guard`` (``d^4`` on the grid),
     not past it; without ``k_guard``, to ``n_max``."""
-    n_star, probes = xor_samples.search_samples(lambda n: [n >= 1000, False], 0.5, 19, 40, 32)
-    assert n_star == 1024 and probes[-1].size == xor_samples.grid_n(32) == 2**16
-    _, probes = xor_samples.search_samples(lambda n: [n >= 1000, False], 0.5, 19, 40)
-    assert probes[-1].size == xor_samples.grid_n(40)
+    n_star, probes = sample_search.search_samples(lambda n: [n >= 1000, False], 0.5, 19, 40, 32)
+    assert n_star == 1024 and probes[-1].size == sample_search.grid_n(32) == 2**16
+    _, probes = sample_search.search_samples(lambda n: [n >= 1000, False], 0.5, 19, 40)
+    assert probes[-1].size == sample_search.grid_n(40)
 
 
 def test_search_beyond_the_limit_returns_none():
-    n_star, probes = xor_samples.search_samples(lambda n: [False], 0.5, 10, 20)
-    assert n_star is None and probes[-1].size == xor_samples.grid_n(20)
+    n_star, probes = sample_search.search_samples(lambda n: [False], 0.5, 10, 20)
+    assert n_star is None and probes[-1].size == sample_search.grid_n(20)
 
 
 def test_exponent_bounds_with_unreached_draws():
     ds = [16.0, 64.0, 256.0]
     exact = np.array([[100.0, 400.0, 1600.0]] * 100)  # alpha = 1
-    low, high = xor_samples.exponent_bounds(ds, exact, [1e6] * 3)
+    low, high = sample_search.exponent_bounds(ds, exact, [1e6] * 3)
     assert low == pytest.approx(1) and high == pytest.approx(1)
     # unreached above the mean ln d in 10% of draws: the upper bound is open, the lower bound
     # uses the largest probe (a slope that can only be larger)
     above = exact.copy()
     above[:10, 2] = np.inf
-    low, high = xor_samples.exponent_bounds(ds, above, [1e6] * 3)
+    low, high = sample_search.exponent_bounds(ds, above, [1e6] * 3)
     assert math.isinf(high) and high > 0 and low == pytest.approx(1)
     # unreached below it: the lower bound is open downwards
     below = exact.copy()
     below[:10, 0] = np.inf
-    low, high = xor_samples.exponent_bounds(ds, below, [1e6] * 3)
+    low, high = sample_search.exponent_bounds(ds, below, [1e6] * 3)
     assert math.isinf(low) and low < 0 and high == pytest.approx(1)
 
 

@@ -29,6 +29,7 @@ from .train.parity import (
     population_weights_gradient,
     query_gradient,
 )
+from .tasks.parity import SparseParity
 from .train.surrogate import surrogate_query_gradient
 from .validate import require
 
@@ -91,14 +92,15 @@ REPLICA_FIELDS = tuple(
 """The per-replica arrays of a result that every run fills (``embeddings`` only when kept)."""
 
 
-def _run_batch(
+def prepare_replicas(
     config: OneStepConfig,
     first: int,
     count: int,
     keep_embeddings: bool,
     buffer: torch.Tensor | None = None,
-) -> dict[str, np.ndarray]:
-    """Replicas ``first .. first + count - 1``; ``V`` is drawn into ``buffer`` when given."""
+) -> tuple[SparseParity, QueryHeads, torch.Tensor, torch.Tensor]:
+    """Replicas ``first .. first + count - 1`` before the step: the task, the model (``V`` drawn
+    into ``buffer`` when given), the supports and the initial query vectors."""
     device, dtype = resolve_device(config.device), resolve_dtype(config.dtype)
     task = config.task()
     if config.streamed(keep_embeddings):
@@ -119,10 +121,21 @@ def _run_batch(
         support = task.supports(config.seed, count, first_replica=first)
     else:
         support = task.fixed_support(list(config.support), count)
-    support = support.to(device)
     theta = initial_queries(config.seed, count, config.k, config.m, config.init, first).to(
         device, dtype
     )
+    return task, model, support.to(device), theta
+
+
+def _run_batch(
+    config: OneStepConfig,
+    first: int,
+    count: int,
+    keep_embeddings: bool,
+    buffer: torch.Tensor | None = None,
+) -> dict[str, np.ndarray]:
+    """Replicas ``first .. first + count - 1``; ``V`` is drawn into ``buffer`` when given."""
+    task, model, support, theta = prepare_replicas(config, first, count, keep_embeddings, buffer)
     surrogate = config.samples is not None and config.gradient == "surrogate"
     if config.samples is None or surrogate:
         weights_grad = population_weights_gradient(model, task, support)

@@ -67,9 +67,13 @@ def _head_specialization(c: Config) -> float:
     return len(c["inits"]) * (fixed + schedule)
 
 
-def _finite_samples(c: Config) -> float:
-    """The search's probes (about ``3 n*``) and its guard at ``min(n_max, d^4)``, which a few
-    stuck replicas make it take at nearly every ``d`` (``xor_samples.search_samples``)."""
+def _finite_samples(c: Config) -> Parts:
+    """Per ``d`` and width, where samples are drawn (``samples``): the search's probes (about
+    ``3 n*``) and its guard at ``min(n_max, d^4)``, which a few stuck replicas make it take at
+    nearly every ``d`` (``sample_search.search_samples``), ``n d`` each. Where the surrogate
+    steps (``surrogate``): the covariance once (``d m`` times its ~400 partitions) and each of
+    about 20 probes' fresh test inputs (``test_samples d / 8`` byte lookups)."""
+    from ..experiments.xor_one_step import schedule_m
 
     def n_star(d: int) -> float:
         return min(c["n_max"], c["n_start_per_d"] * d * _ln(d) ** 2)
@@ -77,7 +81,17 @@ def _finite_samples(c: Config) -> float:
     def guard(d: int) -> float:
         return min(c["n_max"], d**4)
 
-    return sum(c["seeds"] * d * (3 * n_star(d) + guard(d) + c["m"]) for d in c["d_values"])
+    parts: Parts = {}
+    for d in c["d_values"]:
+        for width in c["widths"]:
+            m = c["m"] if width == "fixed" else schedule_m(d, c["schedule_scale"])
+            if c["surrogate_from"] is not None and d >= c["surrogate_from"]:
+                work = c["seeds"] * d * (400 * m + 20 * c["test_samples"] / 8)
+                parts["surrogate"] = parts.get("surrogate", 0.0) + work
+            else:
+                work = c["seeds"] * d * (3 * n_star(d) + guard(d) + m)
+                parts["samples"] = parts.get("samples", 0.0) + work
+    return parts
 
 
 def _kparity_steps(c: Config) -> float:

@@ -1,21 +1,19 @@
 """A7.5a — finite samples: one *empirical* step on ``n`` samples, and ``n*(d)`` against
-Corollary 3's sufficient ``d^4 polylog d`` (SPEC A7.5, Part E).
+Corollary 3's sufficient ``d^4 polylog d`` (SPEC A7.5, Part E); with A7.5b, the paper's empirical
+"``O(d)``", as a companion entry (``xor_samples_growth``) from the same run.
 
-For each ``d`` the population step gives each replica's reference outcome; then a threshold
-search (``search.smallest_passing``) on the half-octave grid ``n_k = round(2^(k/2))`` finds the
-smallest ``n`` whose success rate after one empirical step reaches ``target`` times the
-population rate on the same replicas. Every probe keeps each replica's outcome, so the bootstrap
-re-runs the search on resampled replicas, reference included (``stats.threshold_draws``), and
-the exponent of ``n* = c d^alpha`` takes its interval from the same draws. A guard probe at
-``n_max`` closes every interval the data allow.
+Per ``d`` and width (the fixed ``m``, and the schedule ``m(d)``) the run searches ``n*`` for two
+success definitions, certified and test accuracy (``sample_search``), on the same steps
+(``sample_steps.SampleSteps``: a step on ``n`` samples by exact sampling, or from ``d =
+surrogate_from`` on by the Gaussian surrogate of the empirical gradient, ``train.surrogate``).
+A7.5a judges the certified ``n*`` at the fixed width.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field
@@ -23,9 +21,11 @@ from pydantic import Field
 from ..configs import OneStepConfig, inherit
 from ..metrics import calibration, stats
 from ..metrics.stats import POWER, fmt_interval
-from ..search import Probe, probe_matrix, smallest_passing
-from . import plotting
+from ..search import probe_matrix
+from . import plotting, xor_samples_growth
 from .base import Device, Experiment, ExperimentConfig, InputLength, Positive, Record, register
+from .sample_search import analyse, run_records, search_record, series, simulate, stuck_share
+from .xor_one_step import schedule_m
 
 THEORY, EMPIRICAL = 4.0, 1.0
 """Exponents of the theory's sufficient ``n = d^4 polylog d`` (Corollary 3) and of the paper's
@@ -34,8 +34,7 @@ POLYLOG_POWER = 2.0
 """The polylog factor ``(ln d)^2`` past which ``n*`` contradicts Corollary 3 (SPEC Part E)."""
 MIN_SIZES = 3
 """Fewest values of ``d`` for ``reproduced``."""
-GRID = "half-octave"
-"""The resolution of the ``n`` grid (``stats.GRIDS``)."""
+Width = Literal["fixed", "schedule"]
 
 
 class Config(ExperimentConfig):
@@ -61,15 +60,36 @@ class Config(ExperimentConfig):
     or larger ``n_max`` would decide. ``n*/d^4`` per ``d`` and the exponent ``alpha`` of ``n* =
     c d^alpha`` with its interval (the paper's "empirical ``O(d)``" concerns it) are reported,
     not judged (that is A7.5b).
+
+    ``widths``: the fixed ``m`` and/or the schedule ``m(d) = ceil(schedule_scale (ln d)^2)``
+    (A7.1's); A7.5a reads the fixed width, A7.5b (``xor_samples_growth``) both. Test success: sign
+    error at most ``1 - test_accuracy`` on ``test_samples`` fresh inputs. From ``d =
+    surrogate_from`` on (``None``: never) the step's gradient on ``n`` samples is the Gaussian
+    surrogate (``train.surrogate``; validated against exact sampling in docs/surrogate.md).
     """
 
     d_values: list[InputLength] = Field(default=[16, 32, 64], min_length=1)
     m: int = inherit(OneStepConfig, "m")
+    widths: list[Width] = Field(default=["fixed", "schedule"], min_length=1)
+    schedule_scale: float = Field(default=0.5, gt=0, le=1e6)
     seeds: Positive = 64
     target: float = Field(default=0.9, gt=0, le=1)
     n_start_per_d: float = Field(default=16.0, gt=0)
     n_max: Positive = 2**20
+    surrogate_n_max: Positive = 2**44
+    test_samples: Positive = 4096
+    test_accuracy: float = Field(default=0.99, gt=0, le=1)
+    surrogate_from: InputLength | None = None
     device: Device = "cpu"
+
+    def n_limit(self, d: int) -> int:
+        """The largest ``n`` searched at ``d``: ``surrogate_n_max`` where the surrogate steps
+        (a step costs the same at any ``n``), ``n_max`` where samples are drawn."""
+        return self.surrogate_n_max if self.surrogated(d) else self.n_max
+
+    def surrogated(self, d: int) -> bool:
+        """Whether one step on ``n`` samples at ``d`` is the Gaussian surrogate's."""
+        return self.surrogate_from is not None and d >= self.surrogate_from
 
 
 CRITERION = (
@@ -82,129 +102,47 @@ CRITERION = (
 )
 
 
-def grid_n(k: int) -> int:
-    """The half-octave grid: ``n_k = round(2^(k/2))``."""
-    return round(2 ** (k / 2))
-
-
-def search_range(d: int, config: Config) -> tuple[int, int, int]:
-    """``(k_start, k_limit, k_guard)``: the first ``k`` with ``n_k >= n_start_per_d * d`` (at
-    most ``k_limit``), the last ``k`` with ``n_k <= n_max``, and the guard's ``k``: the last one
-    with ``n_k <= min(n_max, d^4)``, where an interval has to close to meet the bound."""
-    k_limit = math.floor(2 * math.log2(config.n_max) + 1e-9)
-    k_start = math.ceil(2 * math.log2(config.n_start_per_d * d) - 1e-9)
-    k_guard = min(k_limit, math.floor(8 * math.log2(d) + 1e-9))
-    return max(0, min(k_start, k_limit)), k_limit, k_guard
-
-
-def search_samples(
-    evaluate: Callable[[int], Sequence[bool]],
-    goal: float,
-    k_start: int,
-    k_limit: int,
-    k_guard: int | None = None,
-    reference: Sequence[bool] | None = None,
-) -> tuple[int | None, list[Probe]]:
-    """``search.smallest_passing`` on the offset ``i = k - k_start + 1`` (the offset doubles, so
-    ``n`` grows by half an octave, one, two, four... octaves, then bisection on ``k``), probes
-    recorded by their ``n``. Guard probes (``n*`` itself is unchanged): when ``n*`` is the
-    largest probe, one an octave above it (at most ``n_max``), so that a resample failing at
-    ``n*`` may pass just above it; then, when some replica that passes the ``reference`` (the
-    population step; default: every replica) still fails the largest probe, so that a resample
-    could fail every probe, one at ``k_guard`` (default: ``n_max``, the grid's last point), so
-    that such a resample still has a finite ``n*`` where ``n_{k_guard}`` suffices. When every
-    such replica passes the largest probe, every resample does, and no guard is needed."""
-
-    def at(i: int) -> Sequence[bool]:
-        return evaluate(grid_n(k_start + i - 1))
-
-    def probe(i: int) -> Probe:
-        return Probe(i, tuple(bool(o) for o in np.asarray(at(i))))
-
-    last = k_limit - k_start + 1
-    found, probes = smallest_passing(at, goal, 1, last)
-    if found is not None and found == probes[-1].size and found < last:
-        probes.append(probe(min(found + 2, last)))
-    guard = last if k_guard is None else max(1, min(k_guard - k_start + 1, last))
-    counted = [True] * len(probes[-1].outcomes) if reference is None else reference
-    failing = any(r and not o for r, o in zip(counted, probes[-1].outcomes, strict=True))
-    if probes[-1].size < guard and failing:
-        probes.append(probe(guard))
-    n_star = None if found is None else grid_n(k_start + found - 1)
-    return n_star, [Probe(grid_n(k_start + p.size - 1), p.outcomes) for p in probes]
-
-
-def outcomes_record(outcomes: Sequence[bool]) -> Record:
-    """Successes, rate, its Wilson interval and each replica's outcome."""
-    successes, trials = int(sum(outcomes)), len(outcomes)
-    low, high = stats.wilson(successes, trials)
-    return {
-        "successes": successes,
-        "trials": trials,
-        "rate": successes / trials,
-        "low": low,
-        "high": high,
-        "outcomes": [int(o) for o in outcomes],
-    }
-
-
 def split(config: Config) -> list[Config]:
     return [config.model_copy(update={"d_values": [d]}) for d in config.d_values]
 
 
+def width_m(config: Config, width: str, d: int) -> int:
+    """The width ``m`` of a ``width`` series at ``d``."""
+    return config.m if width == "fixed" else schedule_m(d, config.schedule_scale)
+
+
 def run(config: Config) -> list[Record]:
-    from ..one_step import run_one_step
+    """Per ``d`` and width: the population step and one search per success definition, their
+    probes shared (each ``n`` stepped once)."""
+    from ..sample_steps import SampleSteps
 
     records = []
     for d in config.d_values:
-
-        def step(samples: int | None, d: int = d) -> np.ndarray:
+        surrogate = config.surrogated(d)
+        for width in config.widths:
             one = OneStepConfig(
                 d=d,
-                m=config.m,
+                m=width_m(config, width, d),
                 seeds=config.seeds,
                 seed=config.seed,
-                samples=samples,
+                gradient="surrogate" if surrogate else "exact-samples",
                 device=config.device,
             )
-            return run_one_step(one).success
+            steps = SampleSteps(one, config.test_samples, config.test_accuracy)
+            seen: dict[int | None, dict[str, np.ndarray]] = {}
 
-        records.append(search_record(step, step(None), d, config))
+            def at(n: int | None, steps=steps, seen=seen) -> dict[str, np.ndarray]:
+                if n not in seen:
+                    seen[n] = steps.outcomes(n)
+                return seen[n]
+
+            record = {"d": d, "m": one.m, "width": width, "gradient": one.gradient}
+            for outcome in ("certified", "test"):
+                record[outcome] = search_record(
+                    lambda n, o=outcome, at=at: at(n)[o], at(None)[outcome], d, config
+                )
+            records.append(record)
     return records
-
-
-def search_record(
-    evaluate: Callable[[int], Sequence[bool]], population: np.ndarray, d: int, config: Config
-) -> Record:
-    """The record of ``d``'s search (``search_samples``): ``evaluate(n)`` is each replica's
-    outcome after one step on ``n`` samples, ``population`` after the population step."""
-    goal = config.target * population.mean() - 1e-12  # as stats.first_passing reads it
-    n_star, probes = search_samples(evaluate, goal, *search_range(d, config), population)
-    return {
-        "d": d,
-        "n_star": n_star,
-        "target": config.target,
-        "n_max": config.n_max,
-        "population": outcomes_record(population),
-        "probes": [p.as_record() for p in probes],
-    }
-
-
-def exponent_bounds(ds: list[float], draws: np.ndarray, largest: list[float]) -> tuple:
-    """The 95% bootstrap interval of ``alpha`` when some draws have ``n* = inf`` (no probe passed:
-    ``n*`` lies above the largest probe). The least-squares slope rises with ``n*`` at a ``d``
-    above the mean ``ln d`` and falls with it below, so for the lower bound an unreached ``n*``
-    above the mean counts as the largest probe (the slope can only be larger) and one below makes
-    the draw ``-inf``; for the upper bound the other way round (``stats.one_sided_exponent``, all
-    draws at once)."""
-    unreached = np.isinf(draws)
-    x = np.log(np.asarray(ds, dtype=float))
-    above, v = x >= x.mean(), x - x.mean()
-    u = np.log(np.where(unreached, np.asarray(largest, dtype=float), draws))
-    fitted = ((u - u.mean(axis=1, keepdims=True)) * v).sum(axis=1) / (v * v).sum()
-    low = np.where((unreached & ~above).any(axis=1), -math.inf, fitted)
-    high = np.where((unreached & above).any(axis=1), math.inf, fitted)
-    return stats.interval(low)[0], stats.interval(high)[1]
 
 
 def bound(d: float) -> float:
@@ -215,46 +153,6 @@ def bound(d: float) -> float:
 def edge(d: float) -> float:
     """``d^4 (ln d)^2``: an ``n*`` above it contradicts Corollary 3 (SPEC Part E)."""
     return bound(d) * math.log(d) ** POLYLOG_POWER
-
-
-def analyse(records: list[Record], config: Config) -> dict[str, Any]:
-    """``n*`` per ``d`` with its bootstrap interval, the lower end widened by the grid (a draw
-    that passes no probe counts at the largest probe there), and the exponent ``alpha`` with its
-    interval.
-
-    The bootstrap uses one stream for every ``d``: replica ``e`` is resampled together at every
-    ``d`` (its initial query vectors are the same at every ``d``), so the exponent's draws are
-    paired."""
-    rows = sorted(records, key=lambda r: r["d"])
-    ds = [float(r["d"]) for r in rows]
-    largest = [float(max(p["size"] for p in r["probes"])) for r in rows]
-    points, lows, highs, floors, draws = [], [], [], [], []
-    for r, top in zip(rows, largest, strict=True):
-        sizes, outcomes = probe_matrix(r["probes"])
-        reference = np.array(r["population"]["outcomes"], dtype=bool)
-        point, boot = stats.threshold_draws(
-            sizes, outcomes, config.target, reference=reference, seed=config.seed
-        )
-        low, high = stats.interval(boot)
-        points.append(point)
-        lows.append(low)
-        highs.append(math.inf if math.isinf(point) else high)
-        floors.append(stats.interval(np.minimum(boot, top))[0])
-        draws.append(boot)
-    widened = stats.widen(floors, highs, GRID)[0].tolist() if rows else []
-    alpha = (math.nan, math.nan, math.nan)
-    if len(ds) >= 2:
-        alpha = (POWER.fit(ds, points)[1], *exponent_bounds(ds, np.column_stack(draws), largest))
-    return {
-        "d": ds,
-        "n": points,
-        "low": lows,
-        "high": highs,
-        "widened_low": widened,
-        "largest": largest,
-        "alpha": alpha,
-        "rows": rows,
-    }
 
 
 def _decision(a: dict[str, Any], config: Config) -> tuple[str, str]:
@@ -283,8 +181,8 @@ def _decision(a: dict[str, Any], config: Config) -> tuple[str, str]:
     if unreached:
         return stats.INCONCLUSIVE, (
             f"n*'s interval is open upwards at d = {unreached} (in over 2.5% of the resamples "
-            f"even n_max = {config.n_max} fails): a larger n_max or more seeds than "
-            f"{config.seeds} would decide"
+            "even the largest n searched fails): a larger n_max (surrogate_n_max where the "
+            f"surrogate steps) or more seeds than {config.seeds} would decide"
         )
     shown = ", ".join(f"{h / bound(d):.3g} d^4 at d={d}" for d, h in over)
     return stats.INCONCLUSIVE, (
@@ -294,7 +192,18 @@ def _decision(a: dict[str, Any], config: Config) -> tuple[str, str]:
 
 
 def verdict(records: list[Record], config: Config) -> dict:
-    a = analyse(records, config)
+    """A7.5a (``bound_claim``) with A7.5b (``xor_samples_growth``) as its companion; on
+    simulated records (``calibration.in_simulation``) the companion is left out, on a real run it
+    carries its own error rates."""
+    claim = bound_claim(records, config)
+    if not calibration.in_simulation():
+        claim["companions"] = [growth_entry(records, config)]
+    return claim
+
+
+def bound_claim(records: list[Record], config: Config) -> dict:
+    """A7.5a on the fixed width's certified searches."""
+    a = analyse(series(records), config)
     outcome, reason = _decision(a, config)
     table = list(zip(a["d"], a["n"], a["low"], a["high"], a["rows"], strict=True))
     estimates = [stats.estimate(f"n*(d={int(d)})", n, lo, hi) for d, n, lo, hi, _ in table]
@@ -335,44 +244,29 @@ def verdict(records: list[Record], config: Config) -> dict:
     )
 
 
+def growth_entry(records: list[Record], config: Config) -> dict[str, Any]:
+    """A7.5b's report entry, with its error rates (twice and four times the seeds, then the
+    ``full`` preset, tried when they miss the goals)."""
+    entry = xor_samples_growth.verdict(records, config)
+    candidates = [
+        (f"{k * config.seeds} seeds", config.model_copy(update={"seeds": k * config.seeds}))
+        for k in (2, 4)
+    ]
+    candidates.append(("the full preset", EXPERIMENT.config("full", seed=config.seed)))
+    entry["calibration"] = xor_samples_growth.calibrate(records, config, candidates)
+    if entry["calibration"] and not entry["calibration"]["meets"]:
+        entry["reason"] += "; the criterion's " + calibration.summary(entry["calibration"])
+    entry.update(
+        claim="A7.5b",
+        title="Samples growing like the paper's empirical O(d)",
+        paper="The authors expect far fewer samples than Corollary 3's d^4 polylog d to suffice: "
+        "empirically O(d).",
+        section="the papers' claims",
+    )
+    return entry
+
+
 # --- calibration (SPEC Part E) ---------------------------------------------------------------
-
-
-def simulate(
-    law: Callable[[float], float],
-    spread: float,
-    rates: dict[int, tuple[float, float]],
-    config: Config,
-    rng: np.random.Generator,
-) -> list[Record]:
-    """A run at ``config``'s sizes and seeds: per ``d``, each replica's population outcome
-    and whether it is stuck (``rates[d]``: the population rate and the share of its successes
-    that fail even the largest probe, at the nearest measured ``d``), and for the others a
-    latent threshold (log-normal with log-spread ``spread``, its ``target`` quantile at
-    ``law(d)``); an empirical step on ``n`` samples succeeds when the replica's population step
-    does, it is not stuck and ``n`` reaches its threshold. The search and its guards run as in
-    ``run``, so the probes sit on the same grid."""
-    out = []
-    for d in config.d_values:
-        rate, stuck = rates[min(rates, key=lambda m: (abs(math.log(m / d)), m))]
-        population = rng.random(config.seeds) < rate
-        need = calibration.replica_thresholds(law(d), spread, config.seeds, config.target, rng)
-        need[rng.random(config.seeds) < stuck] = math.inf
-
-        def evaluate(n: int, population=population, need=need) -> np.ndarray:
-            return population & (need <= n)
-
-        out.append(search_record(evaluate, population, d, config))
-    return out
-
-
-def stuck_share(record: Record) -> float:
-    """The share of the replicas whose population step succeeds that fail the largest probe."""
-    sizes, outcomes = probe_matrix(record["probes"])
-    population = np.array(record["population"]["outcomes"], dtype=bool)
-    if not population.any():
-        return 0.0
-    return float(1 - outcomes[population, int(np.argmax(sizes))].mean())
 
 
 def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
@@ -381,7 +275,7 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
     edge of "not reproduced", violating the bound ``d^4`` at every ``d``. Both with the run's
     replica noise (``calibration.log_spread`` of the stored probes), population rates and
     share of replicas stuck below the target (``stuck_share``)."""
-    rows = sorted(records, key=lambda r: r["d"])
+    rows = series(records)
     found = [(float(r["d"]), float(r["n_star"])) for r in rows if r["n_star"] is not None]
     if len(found) >= 2:
         params = POWER.fit(*zip(*found, strict=True))
@@ -392,10 +286,11 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
     rates = {r["d"]: (r["population"]["rate"], stuck_share(r)) for r in rows}
 
     def paper(cfg: Config, rng: np.random.Generator) -> list[Record]:
-        return simulate(lambda d: float(POWER.predict(params, [d])[0]), spread, rates, cfg, rng)
+        law = lambda d: float(POWER.predict(params, [d])[0])  # noqa: E731
+        return run_records(simulate(law, spread, rates, cfg, rng), "fixed", cfg.m)
 
     def rival(cfg: Config, rng: np.random.Generator) -> list[Record]:
-        return simulate(edge, spread, rates, cfg, rng)
+        return run_records(simulate(edge, spread, rates, cfg, rng), "fixed", cfg.m)
 
     return calibration.Hypotheses(
         paper=paper,
@@ -415,12 +310,13 @@ def _rate(record: Record) -> str:
 
 
 def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
-    """Left: success vs ``n`` per ``d`` (Wilson bands; dotted: the population step). Right:
-    ``n*(d)`` with bootstrap bars, the fitted power law with its exponent interval, a ``d^1``
-    slope, the bound ``d^4`` and ``d^4 (ln d)^2``."""
+    """Left: success vs ``n`` per ``d`` at the fixed width, certified (Wilson bands; dotted: the
+    population step). Middle (A7.5a): ``n*(d)`` with bootstrap bars, the fitted power law with
+    its exponent interval, a ``d^1`` slope, the bound ``d^4`` and ``d^4 (ln d)^2``. Right
+    (A7.5b): ``n*(d)`` per width and success definition, with ``d^1`` and ``d^2`` slopes."""
     path = out / "finite_samples.png"
-    a = analyse(records, config)
-    with plotting.figure(path, ncols=2) as (_, (left, right)):
+    a = analyse(series(records), config)
+    with plotting.figure(path, ncols=3) as (_, (left, right, growth)):
         for r in a["rows"]:
             probes = sorted(r["probes"], key=lambda p: p["size"])
             plotting.rate_band(left, [p["size"] for p in probes], probes, label=f"d = {r['d']}")
@@ -431,14 +327,47 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
         left.set_ylabel("success rate (Wilson 95%)")
         left.legend(fontsize=7)
         _thresholds_panel(right, a, config)
+        _growth_panel(growth, records, config)
     return [path]
+
+
+def _growth_panel(ax, records: list[Record], config: Config) -> None:
+    pivot = None
+    for width in xor_samples_growth.widths(records):
+        for outcome, marker in (("test", "o"), ("certified", "s")):
+            a = analyse(series(records, width, outcome), config)
+            ds, n = np.array(a["d"]), np.array(a["n"])
+            found = np.isfinite(n)
+            if not found.any():
+                continue
+            high = np.where(np.isinf(a["high"]), 2 * n, a["high"])
+            ax.errorbar(
+                ds[found],
+                n[found],
+                yerr=plotting.bar_lengths(n[found], np.array(a["low"])[found], high[found]),
+                fmt=marker + ("-" if width == "fixed" else "--"),
+                capsize=2,
+                label=f"{outcome}, {width} width",
+            )
+            pivot = pivot or (ds[found][0], n[found][0], ds.max())
+    if pivot:
+        d0, n0, top = pivot
+        grid = np.geomspace(d0, top, 32)
+        for slope, style in ((1, ":"), (2, "-.")):
+            ax.plot(grid, n0 * (grid / d0) ** slope, style, color="grey", label=f"d^{slope}")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xlabel("d")
+    ax.set_ylabel("n* (A7.5b), bootstrap 95%")
+    ax.legend(fontsize=7)
 
 
 def _thresholds_panel(ax, a: dict[str, Any], config: Config) -> None:
     ds, n = np.array(a["d"]), np.array(a["n"])
     low, high = np.array(a["low"]), np.array(a["high"])
     found = np.isfinite(n)
-    top = np.where(np.isinf(high), 2.0 * config.n_max, high)  # open: drawn to 2 n_max
+    n_max = max(r["n_max"] for r in a["rows"])
+    top = np.where(np.isinf(high), 2.0 * n_max, high)  # open: drawn to 2 n_max
     ax.errorbar(
         ds[found],
         n[found],
@@ -450,7 +379,7 @@ def _thresholds_panel(ax, a: dict[str, Any], config: Config) -> None:
     )
     if (~found).any():
         ax.plot(
-            ds[~found], np.full((~found).sum(), config.n_max), "^", color="k", label="n* > n_max"
+            ds[~found], np.full((~found).sum(), n_max), "^", color="k", label="n* > n_max"
         )
     value, lo, hi = a["alpha"]
     if found.sum() >= 1:
@@ -495,16 +424,27 @@ EXPERIMENT = register(
         figure=figure,
         verdict=verdict,
         split=split,
-        version=3,  # 3: a guard probe at n_max (2: bisection on a half-octave grid, byte samples)
+        version=4,  # 4: two widths, test accuracy, the surrogate (3: a guard probe at n_max)
         hypotheses=hypotheses,
         criterion_version=2,
         presets={
-            "quick": {"d_values": [16, 32, 64], "seeds": 32, "n_max": 2**17},
-            "standard": {"d_values": [16, 32, 64, 128, 256], "seeds": 128, "n_max": 2**22},
-            "full": {
-                "d_values": [16, 32, 64, 128, 256, 512, 1024],
+            "quick": {
+                "d_values": [16, 32, 64],
+                "seeds": 32,
+                "n_max": 2**17,
+                "surrogate_from": 64,
+            },
+            "standard": {
+                "d_values": [2**k for k in range(4, 13)],
                 "seeds": 128,
-                "n_max": 2**28,
+                "n_max": 2**22,
+                "surrogate_from": 128,
+            },
+            "full": {
+                "d_values": [2**k for k in range(4, 15)],
+                "seeds": 256,
+                "n_max": 2**26,
+                "surrogate_from": 256,
                 "device": "auto",
             },
         },

@@ -26,12 +26,11 @@ import torch
 from ..configs import XorFCNConfig, default
 from ..metrics import stats
 from ..metrics.calibration import log_spread
-from ..metrics.parity import sign_error
+from ..metrics.parity import step_sign_error
 from ..metrics.stats import POWER, estimate, exponent_draws, interval, wilson
 from ..models.mlp import count
 from ..models.query_heads import QueryHeads
 from ..one_step import OneStepConfig, OneStepResult, run_one_step
-from ..rng import generator
 from ..search import Probe, probe_matrix, smallest_passing
 from ..train.fcn import train_xor
 
@@ -85,15 +84,11 @@ def transformer_sign_error(result: OneStepResult, samples: int = TEST_SAMPLES) -
     whose certified error (SPEC A6) is below 1 has ``sign f(x) = y`` on every input of the
     cube, so its error is 0 without sampling."""
     config = result.config
-    errors = np.zeros(config.seeds)
-    todo = np.flatnonzero(result.certified_error >= 1)
-    if todo.size:
-        model = QueryHeads(torch.from_numpy(result.embeddings[todo]), config.attention, config.sign)
-        gamma = model.weights(torch.from_numpy(result.theta_after[todo]))
-        gens = [generator(config.seed, int(e), "one-step-test") for e in todo]
-        support = torch.from_numpy(result.support[todo])
-        errors[todo] = sign_error(gamma, support, config.sign, samples, gens).numpy()
-    return errors
+    model = QueryHeads(torch.from_numpy(result.embeddings), config.attention, config.sign)
+    gamma = model.weights(torch.from_numpy(result.theta_after))
+    certified = torch.from_numpy(result.certified_error)
+    support = torch.from_numpy(result.support)
+    return step_sign_error(gamma, support, certified, config.sign, samples, config.seed).numpy()
 
 
 def transformer_xor(

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import torch
 
+from ..rng import generator
 from ..tasks.parity import BYTE_SIGNS
 from ..validate import int_at_least, require
 
@@ -124,4 +125,29 @@ def sign_error(
             y = sign * (2.0 * torch.stack(bits, dim=1) - 1).prod(dim=1)
             wrong += int((torch.sign(f) != y).sum())
         errors[e] = wrong / samples
+    return errors
+
+
+TEST_STREAM = "one-step-test"
+"""The stream of a replica's fresh test inputs after a one-step run: ``(seed, e, TEST_STREAM)``."""
+
+
+def step_sign_error(
+    gamma: torch.Tensor,
+    support: torch.Tensor,
+    certified: torch.Tensor,
+    sign: int,
+    samples: int,
+    seed: int,
+    first_replica: int = 0,
+) -> torch.Tensor:
+    """Each replica's test sign error after a step (``sign_error`` on ``samples`` fresh inputs of
+    stream ``(seed, e, TEST_STREAM)``, replica ``e = first_replica + row``). A replica whose
+    certified error (SPEC A6) is below 1 has ``sign f(x) = y`` on every input of the cube, so its
+    error is 0 without sampling. Returns ``E`` (CPU)."""
+    errors = torch.zeros(gamma.shape[0], dtype=torch.float64)
+    todo = torch.nonzero(certified.cpu() >= 1).flatten()
+    if len(todo):
+        gens = [generator(seed, first_replica + int(e), TEST_STREAM) for e in todo]
+        errors[todo] = sign_error(gamma[todo.to(gamma.device)], support[todo], sign, samples, gens)
     return errors

@@ -323,7 +323,48 @@ class AffinePolylog:
 AFFINE_POLYLOG = AffinePolylog()
 """``y = a + b (ln x)^p``, ``p`` free: the paper's side of an ``Õ`` width law (SPEC Part E)."""
 
-GrowthLaw = Law | AffinePolylog
+
+
+@dataclass(frozen=True)
+class FixedPower:
+    """``y = c x^alpha`` with ``alpha`` given, one parameter: ``ln c`` is the mean of ``ln y -
+    alpha ln x`` (SPEC Part E, A7.5b's ``c d`` and ``c d^2``). ``params`` are ``(ln c, alpha)``,
+    as ``POWER``'s."""
+
+    alpha: float
+
+    @property
+    def name(self) -> str:
+        return f"power {self.alpha:g}"
+
+    @property
+    def formula(self) -> str:
+        return f"c·x^{self.alpha:g}"
+
+    def fit(
+        self, xs: Sequence[float], ys: Sequence[float], min_exponent: float | None = None
+    ) -> tuple[float, ...]:
+        x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+        require(len(x) >= 1, f"fitting {self.name} needs a point")
+        if not np.isfinite(y).all():
+            return math.nan, self.alpha
+        return float(np.mean(np.log(y) - self.alpha * np.log(x))), self.alpha
+
+    def predict(self, params: Sequence[float], xs: Sequence[float]) -> np.ndarray:
+        return POWER.predict(params, xs)
+
+    def exponent(self, params: Sequence[float]) -> float:
+        return self.alpha
+
+    def refit_predict(
+        self, xs: np.ndarray, rows: np.ndarray, at: np.ndarray, min_exponent: float | None
+    ) -> np.ndarray:
+        """As ``Law.refit_predict``, all rows at once."""
+        level = np.mean(np.log(rows) - self.alpha * np.log(xs), axis=1)
+        return np.exp(level[:, None] + self.alpha * np.log(at)[None, :])
+
+
+GrowthLaw = Law | AffinePolylog | FixedPower
 
 
 def exponent_draws(law: GrowthLaw, xs: Sequence[float], draws: np.ndarray) -> np.ndarray:
@@ -458,6 +499,8 @@ def held_out(
 
 def parameters(law: GrowthLaw) -> int:
     """How many parameters ``law`` fits."""
+    if isinstance(law, FixedPower):
+        return 1
     return 3 if isinstance(law, AffinePolylog) else 2
 
 
