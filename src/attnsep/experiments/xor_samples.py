@@ -438,7 +438,7 @@ EXPERIMENT = register(
                 "d_values": [2**k for k in range(4, 13)],
                 "seeds": 128,
                 "n_max": 2**22,
-                "surrogate_from": 128,
+                "surrogate_from": 64,
             },
             "full": {
                 "d_values": [2**k for k in range(4, 15)],
