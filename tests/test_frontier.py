@@ -402,3 +402,26 @@ def test_frontier_bad_input(args, needle):
 def test_probe_record_has_its_interval():
     record = Probe(8, (True,) * 6 + (False,) * 2).as_record()
     assert record["rate"] == 0.75 and record["low"] < 0.75 < record["high"]
+
+
+def test_frontier_select_refuses_an_unknown_solver(tmp_path):
+    store = tmp_path / "s.sqlite"
+    code, out, err = attnsep(*SELECT, "--solver", "adam", "--store", str(store))
+    assert code == 2 and out == ""
+    assert err == "error: --solver must be one of law, population, sgd, got 'adam'\n"
+    assert not store.exists()  # nothing half-written
+
+
+def test_law_and_drawn_solvers_find_the_same_threshold():
+    """The law evaluator and the direct draw estimate the same descent's loss: at ``T = 64, q =
+    2`` (8 replicas each, their own Monte Carlo noise) their ``m_p*`` differ by at most a few
+    units (measured: see the assertion's message)."""
+    from attnsep.experiments.select_width import WidthSearch
+
+    found = {}
+    for solver in ("law", "population"):
+        search = WidthSearch(T_values=[64], q_values=[2], seeds=8, samples=1024, solver=solver)
+        record = search.threshold(64, 2, 4)
+        found[solver] = record["m_star"]
+        assert (record.get("evaluator") == "law") == (solver == "law")
+    assert abs(found["law"] - found["population"]) <= 0.1 * found["population"] + 2, found

@@ -23,6 +23,8 @@ app = typer.Typer(
 )
 
 STORE_HELP = "Results database; its stored jobs are read back, not computed again."
+SOLVERS = ("law", "population", "sgd")
+"""``frontier select``'s solvers (``experiments.select_width``)."""
 
 
 def run_stored(name: str, config: dict[str, Any], store: Path) -> ExperimentResult:
@@ -82,6 +84,12 @@ def select(
     q: str = typer.Option("2", "--q", help="Subset sizes, comma-separated, each < every T."),
     seeds: int = typer.Option(8, "--seeds", help="Replicas per probe."),
     seed: int = typer.Option(0, "--seed", help="Base seed."),
+    solver: str = typer.Option(
+        "law",
+        "--solver",
+        help="law (population descent, losses from the products' law: any T), population "
+        "(the same, drawn sequences: cost grows with T) or sgd.",
+    ),
     store: Path = typer.Option(DEFAULT_PATH, "--store", help=STORE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
@@ -89,7 +97,8 @@ def select(
 
     m_p*: the smallest PE width whose selectors (position block, m_p*^2 parameters), run by
     population gradient descent from W = 0, reach loss <= 0.2 x the uniform-attention loss in
-    >= 90% of the replicas.
+    >= 90% of the replicas. The descent stays on W = alpha I (rotation symmetry); --solver law
+    evaluates its loss through the law of the encodings' products, at a cost independent of T.
     FCN: the least first-layer width any net on (vec X, 1_y) needs for that loss (SPEC B4).
     The jobs are the separation-select experiment's: stored in --store, never computed twice.
     """
@@ -103,7 +112,15 @@ def select(
     from ..experiments import separation_select
     from ..report.frontier_tables import select_table
 
-    config = {"d": d, "T_values": Ts, "q_values": qs, "seeds": seeds, "seed": seed}
+    require(solver in SOLVERS, f"--solver must be one of {', '.join(SOLVERS)}, got {solver!r}")
+    config = {
+        "d": d,
+        "T_values": Ts,
+        "q_values": qs,
+        "seeds": seeds,
+        "seed": seed,
+        "solver": solver,
+    }
     ran = run_stored("separation-select", config, store)
     result = separation_select.summary(ran.records, ran.config)
     if as_json:

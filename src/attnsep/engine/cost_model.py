@@ -133,12 +133,20 @@ def _length_generalization(c: Config) -> float:
 
 
 def _width_search(c: Config, d_values: list[int]) -> float:
-    """B5.2's search on ``m_p`` per ``(T, q, d)``, the threshold taken as ``4 q ln T``."""
+    """B5.2's search on ``m_p`` per ``(T, q, d)``, the threshold taken as ``4 q ln T``; the law
+    evaluator's probe costs its table of ``2^16`` points and ``TOP + q^2`` draws a sequence,
+    whatever ``T``."""
+    from ..exact.family import GOLDEN_ROUNDS, GRID_POINTS
+    from ..exact.family_law import TABLE, TOP
+
     total = 0.0
     for T in c["T_values"]:
         for q in c["q_values"]:
             m_star = 4 * q * _ln(T)
-            if c.get("solver", "population") == "population":
+            solver = c.get("solver", "population")
+            if solver == "law":
+                probe = TABLE + (GRID_POINTS + GOLDEN_ROUNDS) * c["samples"] * (TOP + q * q)
+            elif solver == "population":
                 probe = 2 * _family(c["samples"], [T], m_star)
             else:
                 probe = c["max_steps"] * c["batch"] * T * m_star**2

@@ -114,7 +114,6 @@ def outcomes_record(outcomes: Sequence[bool]) -> Record:
     }
 
 
-
 def search_record(
     evaluate: Callable[[int], Sequence[bool]], population: np.ndarray, d: int, config: SearchConfig
 ) -> Record:
@@ -130,7 +129,6 @@ def search_record(
         "population": outcomes_record(population),
         "probes": [p.as_record() for p in probes],
     }
-
 
 
 def analyse(records: list[Record], config: SearchConfig) -> dict[str, Any]:
@@ -191,7 +189,6 @@ def exponent_bounds(ds: list[float], draws: np.ndarray, largest: list[float]) ->
     return stats.interval(low)[0], stats.interval(high)[1]
 
 
-
 def simulate(
     law: Callable[[float], float],
     spread: float,
@@ -227,8 +224,6 @@ def stuck_share(record: Record) -> float:
     if not population.any():
         return 0.0
     return float(1 - outcomes[population, int(np.argmax(sizes))].mean())
-
-
 
 
 def series(records: list[Record], width: str = "fixed", outcome: str = "certified") -> list[Record]:

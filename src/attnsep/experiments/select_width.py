@@ -3,12 +3,16 @@ target, and its growth law ``a + b (ln T)^p`` (``p`` free) decided against ``c T
 B5.2, Part E).
 
 Per ``(T, q, d)`` the search bisects on the integer ``m_p``; every probe keeps each replica's
-outcome, so the bootstrap over replicas re-runs the search on the stored probes. Two solvers
-(``selection_threshold``), both on the position block from ``W = 0``:
+outcome, so the bootstrap over replicas re-runs the search on the stored probes. Three solvers
+(``selection_threshold``), all on the position block from ``W = 0``:
 
 * ``population`` (default): gradient descent on the population loss. By the rotation symmetry
   of the encodings its path is ``W = α(t) I`` and it comes to rest at the first minimum of the
   ``W = αI`` family's loss; each replica is an independent Monte Carlo estimate of that loss.
+* ``law``: the same descent, each replica's loss evaluated through the law of the encodings'
+  products (``exact.family_law``: the upper tail drawn exactly, the bulk by its exact moments),
+  at a cost that does not grow with ``T`` — how ``T`` reaches ``2^16`` (held against the direct
+  draw in ``tests/test_family_law.py``).
 * ``sgd``: stochastic gradient descent on the full position block, each probe trained until a
   stopping rule says it converged, beside the family's threshold as a yardstick. Its noise in
   the ``m_p² − 1`` directions off ``I`` needs a batch growing with ``m_p``: at ``T = 1024,
@@ -58,7 +62,7 @@ class WidthSearch(ExperimentConfig):
     eval_size: int = Field(default=2048, ge=2)
     max_steps: int = Field(default=3000, ge=25)
     m_limit: int = Field(default=2048, ge=2)
-    solver: Literal["population", "sgd"] = "population"
+    solver: Literal["population", "law", "sgd"] = "population"
     samples: int = Field(default=1024, ge=2)
 
     @model_validator(mode="after")
@@ -81,9 +85,17 @@ class WidthSearch(ExperimentConfig):
         or SGD trained to its stopping rule (``batch``, ``eval_size``, ``max_steps``)."""
         from .. import selection_threshold as sel
 
-        if self.solver == "population":
+        if self.solver in ("population", "law"):
             return sel.population_threshold(
-                T, q, d, self.seeds, self.seed, self.samples, self.target, self.m_limit
+                T,
+                q,
+                d,
+                self.seeds,
+                self.seed,
+                self.samples,
+                self.target,
+                self.m_limit,
+                by_law=self.solver == "law",
             )
         return sel.trained_threshold(
             T, q, d, self.seeds, self.seed, self.training(), self.target, self.m_limit
@@ -116,6 +128,11 @@ class Config(WidthSearch):
     prediction ``m_p* ∝ (q − 1) ln²T / ε`` (``p = 2`` for ``q >= 3``, ``1`` for ``q = 2``).
     Part D's agreement of the slopes across two ``d``'s is no longer part of the criterion
     (Part E's row drops it; ``m_p*`` does not depend on ``d``, module docstring).
+
+    Presets: ``standard`` and ``full`` run ``T = 2^5 ... 2^16``, ``q = 2, 3, 4, 8`` with the
+    ``law`` solver (Part E's row); ``q = 1`` is left out there: its family reaches any target
+    only by growing ``alpha`` without a bound, so its ``m_p*`` measures where a search over
+    ``alpha`` stops, not a width law (it stays available as a ``q_values`` entry).
     """
 
     d_values: list[Positive] = Field(default=[8], min_length=1)
@@ -317,7 +334,10 @@ def training_summary(records: list[Record]) -> str:
     """How the thresholds were trained: the solver, and for SGD the family's thresholds, the
     steps used and the stopping rules that fired."""
     if all(r.get("solver") == "population" for r in records):
-        return "; solver: population gradient descent (W = alpha I by symmetry)"
+        lean = (
+            " (losses from the products' law)" if any(r.get("evaluator") for r in records) else ""
+        )
+        return f"; solver: population gradient descent (W = alpha I by symmetry){lean}"
     family = sorted({(r["T"], r["q"], r.get("family_m")) for r in records})
     steps = [s for r in records for p in r["probes"] for s in p.get("steps", [])]
     rules = [x for r in records for p in r["probes"] for x in p.get("rules", [])]
@@ -548,21 +568,24 @@ EXPERIMENT = register(
         hypotheses=hypotheses,
         criterion_version=2,
         presets={
-            # Job-seconds (one thread, population solver): quick ~5 s; standard ~10 min, most of
-            # it the T = 512 and 1024 jobs (q = 4, T = 1024 alone ~2 min).
+            # Job-seconds (one thread): quick (population solver, drawn) ~5 s; standard (law
+            # solver, cost independent of T) ~25 s per (T, q) threshold, 48 thresholds.
             "quick": {"T_values": [8, 16, 32], "q_values": [2], "seeds": 4, "samples": 512},
             "standard": {
-                "T_values": [8, 16, 32, 64, 128, 256, 512, 1024],
-                "q_values": [1, 2, 4],
+                "T_values": [2**k for k in range(5, 17)],
+                "q_values": [2, 3, 4, 8],
                 "seeds": 8,
                 "samples": 1024,
+                "solver": "law",
+                "m_limit": 4096,
             },
             "full": {
-                "T_values": [16, 32, 64, 128, 256, 512, 1024, 2048, 4096],
-                "q_values": [1, 2, 4, 8],
+                "T_values": [2**k for k in range(5, 17)],
+                "q_values": [2, 3, 4, 8],
                 "seeds": 16,
                 "samples": 4096,
-                "m_limit": 4096,
+                "solver": "law",
+                "m_limit": 8192,
             },
         },
     )

@@ -182,9 +182,12 @@ def summary(records: list[Record], config: Config) -> dict[str, Any]:
 
 
 def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
+    """Per ``q``: the transformer's width ``d + m_p*`` with its held-out predictions and the
+    FCN's proven minimum; last panel: the ratio FCN / transformer against ``T`` per ``q``."""
     path = out / "separation_select.png"
     series = analyse(records, config)
-    with plotting.figure(path, ncols=len(series)) as (_, axes):
+    with plotting.figure(path, ncols=len(series) + 1) as (_, axes):
+        _ratio_panel(axes[-1], series)
         for ax, (q, s) in zip(axes, series.items(), strict=True):
             draw_series(ax, s, "C0", "transformer d + m_p*")
             g = s["fcn_growth"]
@@ -201,6 +204,27 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
             ax.set_title(f"d = {config.d}, q = {q}", fontsize=10)
             ax.legend(fontsize=6)
     return [path]
+
+
+def _ratio_panel(ax, series: dict[int, dict[str, Any]]) -> None:
+    for q, s in series.items():
+        f, w = np.array(s["fcn"], dtype=float), np.array(s["m"], dtype=float)
+        lo, hi = np.array(s["low"], dtype=float), np.array(s["high"], dtype=float)
+        shown = np.isfinite(w) & np.isfinite(hi)  # an unreached width has no ratio to draw
+        ratio = f[shown] / w[shown]
+        ax.errorbar(
+            np.array(s["T"], dtype=float)[shown],
+            ratio,
+            yerr=plotting.bar_lengths(ratio, f[shown] / hi[shown], f[shown] / lo[shown]),
+            fmt="o-",
+            capsize=2,
+            label=f"q = {q}",
+        )
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xlabel("T")
+    ax.set_ylabel("FCN minimum width / transformer d + m_p* (95%)")
+    ax.legend(fontsize=6)
 
 
 def ratio_estimates(q: int, s: dict[str, Any]) -> list[dict]:
@@ -319,17 +343,21 @@ EXPERIMENT = register(
             },
             "standard": {
                 "d": 16,
-                "q_values": [1, 2, 4],
-                "T_values": [8, 16, 32, 64, 128, 256],
+                "q_values": [2, 4],
+                "T_values": [32, 128, 512, 2048, 8192, 32768, 65536],
                 "seeds": 8,
                 "samples": 1024,
+                "solver": "law",
+                "m_limit": 4096,
             },
             "full": {
                 "d": 64,
-                "q_values": [1, 2, 4],
-                "T_values": [8, 16, 32, 64, 128, 256, 512, 1024],
+                "q_values": [2, 3, 4, 8],
+                "T_values": [2**k for k in range(5, 17)],
                 "seeds": 16,
                 "samples": 4096,
+                "solver": "law",
+                "m_limit": 8192,
             },
         },
     )

@@ -378,9 +378,7 @@ def _thresholds_panel(ax, a: dict[str, Any], config: Config) -> None:
         label="n*, bootstrap 95% (open: to 2 n_max)",
     )
     if (~found).any():
-        ax.plot(
-            ds[~found], np.full((~found).sum(), n_max), "^", color="k", label="n* > n_max"
-        )
+        ax.plot(ds[~found], np.full((~found).sum(), n_max), "^", color="k", label="n* > n_max")
     value, lo, hi = a["alpha"]
     if found.sum() >= 1:
         grid = np.geomspace(ds.min(), ds.max(), 32)
