@@ -132,14 +132,14 @@ def _length_generalization(c: Config) -> float:
     return len(c["seeds"]) * per_seed
 
 
-def _width_search(c: Config, d_values: list[int]) -> float:
+def _width_search(c: Config, d_values: list[int]) -> Parts:
     """B5.2's search on ``m_p`` per ``(T, q, d)``, the threshold taken as ``4 q ln T``; the law
     evaluator's probe costs its table of ``2^16`` points and ``TOP + q^2`` draws a sequence,
-    whatever ``T``."""
+    whatever ``T``: a part of its own (``law``), timed apart from the drawn solvers."""
     from ..exact.family import GOLDEN_ROUNDS, GRID_POINTS
     from ..exact.family_law import TABLE, TOP
 
-    total = 0.0
+    parts: Parts = {}
     for T in c["T_values"]:
         for q in c["q_values"]:
             m_star = 4 * q * _ln(T)
@@ -150,15 +150,17 @@ def _width_search(c: Config, d_values: list[int]) -> float:
                 probe = 2 * _family(c["samples"], [T], m_star)
             else:
                 probe = c["max_steps"] * c["batch"] * T * m_star**2
-            total += len(d_values) * c["seeds"] * _probes(c["m_limit"]) * probe
-    return total
+            part = "law" if solver == "law" else ""
+            work = len(d_values) * c["seeds"] * _probes(c["m_limit"]) * probe
+            parts[part] = parts.get(part, 0.0) + work
+    return parts
 
 
-def _select_width(c: Config) -> float:
+def _select_width(c: Config) -> Parts:
     return _width_search(c, c["d_values"])
 
 
-def _separation_select(c: Config) -> float:
+def _separation_select(c: Config) -> Parts:
     return _width_search(c, [c["d"]])
 
 

@@ -442,7 +442,7 @@ EXPERIMENT = register(
                 "d_values": [2**k for k in range(4, 15)],
                 "seeds": 256,
                 "n_max": 2**26,
-                "surrogate_from": 256,
+                "surrogate_from": 64,
                 "device": "auto",
             },
         },
