@@ -59,6 +59,7 @@ TINY = {
         "eval_size": 16,
         "seeds": [0, 1],
         "family_samples": 64,
+        "corollary_widths": [4, 8],
     },
     "separation-xor": {"d_values": [8, 16], "fcn_d_values": [8], "seeds": 2, "fcn_steps": 200},
     "separation-select": {

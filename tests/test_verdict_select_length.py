@@ -258,3 +258,177 @@ def test_jobs_are_one_per_mode_and_seed():
     assert {(j.pes[0], j.seeds[0]) for j in jobs} == {
         (pe, s) for pe in CONFIG.pes for s in CONFIG.seeds
     }
+
+
+def test_jobs_are_one_per_mode_and_seed_and_per_width_and_seed():
+    config = CONFIG.model_copy(update={"corollary_widths": [32, 64, 256, 512]})
+    jobs = exp.split(config)
+    main = [(j.pes[0], j.seeds[0]) for j in jobs if j.pes]
+    widths = [(j.corollary_widths, j.seeds) for j in jobs if not j.pes]
+    assert all(not j.corollary_widths for j in jobs if j.pes)
+    assert len(main) == len(set(main)) == 2 * len(CONFIG.seeds)
+    assert sorted(widths) == sorted(([w], [s]) for w in (32, 64, 512) for s in CONFIG.seeds)
+    only_fixed = config.model_copy(update={"pes": ["fixed"]})  # 256 no longer covered
+    assert sum(j.corollary_widths == [256] for j in exp.split(only_fixed)) == len(CONFIG.seeds)
+
+
+# --- B5.3c: the corollary, the loss at 4T against the PE width m_p --------------------------
+
+WIDTHS = [32, 64, 128, 256]
+OOD = dict(zip(WIDTHS, [1.547, 1.006, 0.726, 0.484], strict=True))
+"""Stochastic PE's loss at 4T = 80 per m_p (one seed, measured while timing the jobs)."""
+FAMILY_4T = dict(zip(WIDTHS, [1.490, 1.036, 0.715, 0.466], strict=True))
+IN_DIST = dict(zip(WIDTHS, [0.667, 0.434, 0.259, 0.160], strict=True))
+COROLLARY = exp.Config(seeds=list(range(8)), corollary_widths=WIDTHS)
+
+
+def corollary_records(ood=OOD.get, widths=WIDTHS, seeds=8, noise=0.03, seed=0):
+    """Per (width, seed): stochastic PE at T and 4T and the family at 4T, in ``run_width``'s
+    format, with relative ``noise``; the family and the loss at T as measured."""
+    rng = np.random.default_rng(seed)
+
+    def jitter(x: float) -> float:
+        return x * (1 + noise * rng.standard_normal())
+
+    out = []
+    for w in widths:
+        for s in range(seeds):
+            base = {"role": "corollary", "pe_dim": w, "seed": s}
+            out += [
+                {
+                    **base,
+                    "pe": "stochastic",
+                    "T": 20,
+                    "loss": jitter(IN_DIST[w]),
+                    "uniform": 17 / 6,
+                },
+                {
+                    **base,
+                    "pe": "stochastic",
+                    "T": 80,
+                    "loss": jitter(ood(w)),
+                    "uniform": uniform(80),
+                },
+                {
+                    **base,
+                    "pe": "family",
+                    "T": 80,
+                    "uniform": uniform(80),
+                    "at_train_alpha": jitter(FAMILY_4T[w]),
+                    "best_at_T": jitter(0.98 * IN_DIST[w]),
+                },
+            ]
+    return out
+
+
+def corollary_judged(recs, config=COROLLARY):
+    entry = exp.corollary.verdict(recs, config)
+    json.dumps(entry, allow_nan=False)
+    assert entry["criterion"] == exp.CRITERION_COROLLARY
+    assert (entry["claim"], entry["criterion_version"]) == ("B5.3c", 1)
+    return entry
+
+
+def test_corollary_loss_falling_with_the_width_is_reproduced():
+    entry = corollary_judged(corollary_records())
+    assert entry["verdict"] == stats.REPRODUCED, entry["reason"]
+    found = {e["name"]: e for e in entry["estimates"]}
+    b = found["b of loss(T'=4T) = c m_p^b"]
+    assert b["high"] < 0 and b["value"] == pytest.approx(-0.55, abs=0.05)
+    ratio = found["loss out / in distribution (m_p=256)"]
+    assert ratio["low"] <= 0.484 / 0.160 <= ratio["high"]
+    assert "stochastic loss / uniform (T'=T, m_p=32)" in found
+    assert "m_p=32 (8 seeds)" in entry["measured"]
+
+
+@pytest.mark.parametrize(
+    ("ood", "outcome", "said"),
+    [
+        (lambda w: 1.5 * (w / 32) ** 0.15, stats.NOT_REPRODUCED, "does not fall"),
+        (lambda w: 1.5, stats.INCONCLUSIVE, "reaches 0"),  # flat: b's interval straddles 0
+        (lambda w: 2 * FAMILY_4T[w], stats.INCONCLUSIVE, "more seeds cannot decide"),
+    ],
+)
+def test_corollary_loss_not_falling_or_far_above_the_family(ood, outcome, said):
+    entry = corollary_judged(corollary_records(ood))
+    assert entry["verdict"] == outcome, entry["reason"]
+    assert said in entry["reason"]
+
+
+@pytest.mark.parametrize(
+    ("recs", "said"),
+    [
+        (corollary_records(widths=[64, 256]), "at least 3 widths"),
+        (corollary_records(seeds=3), "with at least 4 seeds each; got widths"),
+    ],
+)
+def test_corollary_with_few_widths_or_seeds_is_inconclusive(recs, said):
+    entry = corollary_judged(recs)
+    assert entry["verdict"] == stats.INCONCLUSIVE
+    assert said in entry["reason"]
+
+
+def test_corollary_reads_the_width_of_the_main_runs_from_their_records():
+    """At standard m_p = 256 is B5.3's own width: no job of it runs, its records are read."""
+    assert STANDARD.corollary_widths == WIDTHS and STANDARD.pe_dim == 256
+    assert {j.corollary_widths[0] for j in exp.split(STANDARD) if not j.pes} == {32, 64, 128}
+    main = records(near_trained, fails_ood, seeds=8)
+    table = exp.corollary.table(main + corollary_records(widths=[32, 64, 128]), STANDARD)
+    assert list(table) == WIDTHS
+    ood = [r["loss"] for r in main if (r["pe"], r["T"]) == ("stochastic", 80)]
+    assert table[256]["ood"].tolist() == ood
+    family = [r for r in main if r["pe"] == "family"]
+    assert table[256]["best"].tolist() == [r["loss"] for r in family if r["T"] == 20]
+
+
+def test_main_verdict_and_its_simulation_ignore_the_corollary_records():
+    main = records(near_trained, fails_ood)
+    both = main + corollary_records()
+    config = CONFIG.model_copy(update={"corollary_widths": WIDTHS})
+    with calibration.simulating():  # the companions (and their calibrations) left out
+        alone, mixed = exp.verdict(main, CONFIG), exp.verdict(both, config)
+    assert mixed == alone and mixed["verdict"] == stats.REPRODUCED
+    assert exp.summarize(both) == exp.summarize(main)
+    assert (
+        exp._losses_at(both, 80, "stochastic").tolist()
+        == exp._losses_at(main, 80, "stochastic").tolist()
+    )
+    profile, clean = exp.measured_profile(both, 20), exp.measured_profile(main, 20)
+    assert all(
+        np.array_equal(a, b) for k in clean for a, b in zip(profile[k], clean[k], strict=True)
+    )
+
+
+def test_corollary_is_a_calibrated_companion_when_widths_are_set():
+    recs = records(near_trained, fails_ood) + corollary_records(seeds=4)
+    config = CONFIG.model_copy(update={"corollary_widths": WIDTHS})
+    claim = judged(recs)
+    assert len(claim["companions"]) == 1  # no widths: no B5.3c
+    entries = exp.verdict(recs, config)["companions"]
+    assert [e["claim"] for e in entries] == ["B5.3b", "B5.3c"]
+    assert entries[1]["verdict"] == stats.REPRODUCED, entries[1]["reason"]
+    assert entries[1]["calibration"]["simulations"] == calibration.SIMULATIONS
+
+
+def test_corollary_calibration_separates_falling_from_flat():
+    """Power and false pass of B5.3c on 40 simulations per statement at the standard preset."""
+    recs = corollary_records()
+    rates = exp.calibrate_corollary(recs, STANDARD, simulations=40)
+    assert rates["power"] > 0.5
+    assert rates["false_pass"] <= 0.2  # 0 expected: a flat loss is 3x the family at m_p = 256
+    assert "b = 0" in rates["rival_law"] and "1.55" in rates["rival_law"]
+
+
+def test_corollary_simulations_follow_the_laws_beyond_the_measured_widths():
+    """The full preset's widths 64 ... 1024: the paper's curve continues with the fitted b, the
+    rival's stays flat at m_p = 32's mean."""
+    recs = corollary_records()
+    hyp = exp.corollary.hypotheses(recs, COROLLARY)
+    at_256 = exp.corollary.table(recs, COROLLARY)[256]["ood"]
+    spread = at_256.std(ddof=1) / at_256.mean()  # held beyond the largest measured width
+    full = exp.EXPERIMENT.config("full").model_copy(update={"seeds": list(range(400))})
+    for draw, at_1024 in ((hyp.paper, 0.484 * 4**-0.55), (hyp.rival, 1.547)):
+        sim = draw(full, np.random.default_rng(3))
+        far = [r["loss"] for r in sim if (r["pe"], r["T"], r["pe_dim"]) == ("stochastic", 80, 1024)]
+        assert np.mean(far) == pytest.approx(at_1024, rel=0.03)  # 400 seeds: s.e. 0.13%
+        assert np.std(far) / np.mean(far) == pytest.approx(spread, rel=0.15)

@@ -121,13 +121,23 @@ def _select_convergence(c: Config) -> float:
 
 
 def _length_generalization(c: Config) -> float:
-    lengths = [c["T"] * f for f in c["factors"]]
-    m_p = c["pe_dim"]
+    """B5.3's runs per PE mode and B5.3c's per width (``corollary_widths``, absent before
+    version 3): training at ``T``, evaluation at ``T`` and ``k T``, the family's best at ``T``
+    and one draw of it at ``k T``."""
+    T, lengths, m_p = c["T"], [c["T"] * f for f in c["factors"]], c["pe_dim"]
     per_seed = sum(
-        _selector_training(c, m_p, c["T"])
+        _selector_training(c, m_p, T)
         + c["eval_size"] * sum(lengths) * m_p**2
         + (_family(c["family_samples"], lengths, m_p) if pe == "stochastic" else 0)
         for pe in c["pes"]
+    )
+    far = c.get("corollary_factor", 4) * T
+    per_seed += sum(
+        _selector_training(c, m, T)
+        + c["eval_size"] * (T + far) * m**2
+        + _family(c["family_samples"], [T], m)
+        + c["family_samples"] * far * m**2
+        for m in c.get("corollary_widths", [])
     )
     return len(c["seeds"]) * per_seed
 

@@ -9,13 +9,18 @@ re-tuned at ``T'`` (``best_family_loss``) is kept beside it as information: no `
 ``T`` can meet it, since the best ``α`` grows with ``T'`` (``exact/family.py``, ``d = 10``,
 ``q = 3``, ``m_p = 256``: ``α = 4.0`` at ``T = 20``, ``6.6`` at ``320``; the trained-``α`` family
 sits 1.2, 1.9, 3.2, 4.5 times above the re-tuned best at ``2T … 16T``). The yardstick is read
-from the stored records, so ``run()`` is unchanged.
+from the stored records.
 
 Training: as B5.1 (``select_common.ScaledTraining``): by default the position block by gradient
 descent on the loss exact over the tokens; the evaluation uses the fixed set of ``eval_size``
 sequences per length of SPEC B5.3 (128, as in the paper), exact over the tokens. Both PE modes
 train at the same width ``m_p`` and for the same steps; the rate is scaled to the rank each
 spans (``m_p`` for stochastic PE, ``min(m_p, T)`` for a fixed table).
+
+B5.3c, the corollary (a companion entry, ``select_length_corollary``): the loss at ``T' = 4T``
+of stochastic PE trained at ``T``, against ``m_p`` (``corollary_widths``), beside the family at
+the trained ``α`` with the same ``m_p``; its records carry ``"role": "corollary"`` and B5.3's
+and B5.3b's analyses leave them out (:func:`main_records`).
 """
 
 from __future__ import annotations
@@ -24,11 +29,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ..configs import FAMILY_SAMPLES
 from ..metrics import calibration, stats
 from . import plotting
+from . import select_length_corollary as corollary
 from .base import Experiment, Positive, Record, register
 from .select_common import (
     ScaledTraining,
@@ -41,6 +47,7 @@ from .select_common import (
     seed_mean,
     train_and_evaluate,
 )
+from .select_length_corollary import is_corollary
 
 WITHIN = 1.5
 """Stochastic PE is within ``1.5 x`` the trained-``α`` family at every ``T'`` (SPEC Part E)."""
@@ -68,20 +75,39 @@ class Config(ScaledTraining):
     PE: its lower end is ``>= 0.5 x`` uniform at ``2T``, or its mean ratio to uniform lies inside
     fixed PE's interval at every ``T' > T``. **inconclusive**: otherwise, or with fewer than 4
     seeds per mode or no ``T' > T``. The family's best re-tuned at each ``T'`` is reported, not
-    judged. Part E's corollary (out-of-distribution loss at ``4T`` against ``m_p``) needs runs at
-    several ``m_p`` and is not part of this experiment.
+    judged.
 
     B5.3b (a companion entry): the fixed / stochastic mean loss at ``T`` with its bootstrap 95%
     interval over seeds; **reproduced** when the interval lies inside ``[0.5, 2]``, **not
     reproduced** when it lies entirely outside, **inconclusive** otherwise or with fewer than 4
     seeds per mode.
+
+    B5.3c (a companion entry; criterion version 1, written before any B5.3c data were seen): the
+    corollary, stochastic PE trained at ``T`` with ``m_p`` in ``corollary_widths`` and evaluated
+    at ``T' = k T`` (``k = corollary_factor``). Per ``m_p``, the mean over seeds ± 2 s.e. of its
+    loss at ``k T`` over uniform's, and of the family's at the trained ``α`` (best at ``T`` for
+    that ``m_p``); the exponent ``b`` of ``loss(kT) = c m_p^b``, least squares in log-log over the
+    widths, with its bootstrap 95% interval (seeds resampled within each width).
+    **reproduced**: ``b``'s upper end ``< 0`` (the loss falls with ``m_p``) and at every ``m_p``
+    stochastic's upper end ``<= 1.5 x`` the trained-``α`` family at ``k T``. **not reproduced**:
+    ``b``'s lower end ``>= 0``. **inconclusive**: otherwise, or with fewer than 3 widths or 4
+    seeds per width. The loss at ``T`` per ``m_p`` and the ratio out / in distribution are
+    reported, not judged. ``pes`` empty: only the corollary's jobs.
     """
 
     pe_dim: int = Field(default=256, ge=1)
     factors: list[Positive] = Field(default=[1, 2, 4, 8, 16], min_length=1)
-    pes: list[Literal["stochastic", "fixed"]] = Field(default=["stochastic", "fixed"], min_length=1)
+    pes: list[Literal["stochastic", "fixed"]] = ["stochastic", "fixed"]
     eval_size: int = Field(default=128, ge=2)
     family_samples: int = Field(default=FAMILY_SAMPLES, ge=2)
+    corollary_widths: list[Positive] = []
+    corollary_factor: int = Field(default=4, ge=2)
+
+    @model_validator(mode="after")
+    def _has_work(self):  # noqa: ANN202
+        if not (self.pes or self.corollary_widths):
+            raise ValueError("pes and corollary_widths are both empty: nothing to run")
+        return self
 
 
 CRITERION = (
@@ -98,14 +124,28 @@ CRITERION_IN_DISTRIBUTION = (
     f"lies entirely outside it, inconclusive otherwise (or with fewer than {MIN_SEEDS} seeds per "
     "mode)"
 )
+CRITERION_COROLLARY = corollary.CRITERION_COROLLARY
+"""B5.3c's criterion (``select_length_corollary``)."""
 
 
 def split(config: Config) -> list[Config]:
-    return [
-        config.model_copy(update={"pes": [pe], "seeds": [s]})
+    """One job per (PE mode, seed) of B5.3 and per (width, seed) of B5.3c (``pes`` empty; the
+    width B5.3's stochastic runs train at is read from their records, ``corollary.covered``)."""
+    main = [
+        config.model_copy(update={"pes": [pe], "seeds": [s], "corollary_widths": []})
         for pe in config.pes
         for s in config.seeds
     ]
+    return main + [
+        config.model_copy(update={"pes": [], "seeds": [s], "corollary_widths": [w]})
+        for w in corollary.widths_to_run(config)
+        for s in config.seeds
+    ]
+
+
+def main_records(records: list[Record]) -> list[Record]:
+    """B5.3's and B5.3b's records: all but the corollary's."""
+    return [r for r in records if not is_corollary(r)]
 
 
 def _family(config: Config, lengths: list[int], seed: int) -> list[Record]:
@@ -149,12 +189,16 @@ def run(config: Config) -> list[Record]:
                 )
             if pe == "stochastic":  # the yardstick beside the stochastic runs, same seeds
                 records += _family(config, lengths, seed)
+    for width in corollary.widths_to_run(config):
+        for seed in config.seeds:
+            records += corollary.run_width(config, width, seed)
     return records
 
 
 def summarize(records: list[Record]) -> dict[int, dict]:
     """Per ``T'``: each mode's and the family's mean over seeds (``seed_mean``), the family at
-    the trained ``α`` (``at_train_alpha``), and uniform."""
+    the trained ``α`` (``at_train_alpha``), and uniform; the corollary's records left out."""
+    records = main_records(records)
     out = {}
     for length in sorted({r["T"] for r in records}):
         here = [r for r in records if r["T"] == length]
@@ -173,10 +217,15 @@ def judge(rows: dict[int, dict], T: int) -> tuple[str, str]:
     """The outcome and its one-sentence reason (criterion in :class:`Config`)."""
     ood = [t for t in rows if t > T]
     counts = [rows[t]["seeds"][k] for t in rows for k in ("stochastic", "fixed")]
-    if not ood or min(counts) < MIN_SEEDS or any(rows[t]["at_train_alpha"] is None for t in rows):
+    if (
+        not ood
+        or min(counts, default=0) < MIN_SEEDS
+        or any(rows[t]["at_train_alpha"] is None for t in rows)
+    ):
         return stats.INCONCLUSIVE, (
             f"needs both PE modes with at least {MIN_SEEDS} seeds, the family at the trained "
-            f"alpha, and a length above T = {T}; got {min(counts)} seeds and lengths {sorted(rows)}"
+            f"alpha, and a length above T = {T}; got {min(counts, default=0)} seeds and lengths "
+            f"{sorted(rows)}"
         )
 
     def ratio(t: int, kind: str, end: str = "mean") -> float:
@@ -229,7 +278,7 @@ def judge(rows: dict[int, dict], T: int) -> tuple[str, str]:
 
 
 def _losses_at(records: list[Record], T: int, pe: str) -> np.ndarray:
-    return np.array([r["loss"] for r in records if r["pe"] == pe and r["T"] == T])
+    return np.array([r["loss"] for r in main_records(records) if r["pe"] == pe and r["T"] == T])
 
 
 def _ratio_draws(top: np.ndarray, bottom: np.ndarray, seed: int = 0) -> np.ndarray:
@@ -324,19 +373,31 @@ def calibrate_in_distribution(
 ) -> dict[str, Any]:
     """B5.3b's error rates at ``config`` (``calibration.calibrate`` over ``error_rates``), with
     twice and four times the seeds, then the ``full`` preset, tried when they miss the goals."""
-    n = len(config.seeds)
-    candidates = [
-        (f"{k * n} seeds", config.model_copy(update={"seeds": list(range(k * n))})) for k in (2, 4)
-    ]
-    candidates.append(("the full preset", EXPERIMENT.config("full", seed=config.seed)))
     return calibration.calibrate(
         in_distribution_verdict,
         in_distribution_hypotheses(records, config),
         config,
-        candidates,
+        larger(config),
         simulations,
         seed=config.seed,
     )
+
+
+def larger(config: Config) -> list[tuple[str, Config]]:
+    """The configs a companion's calibration tries when ``config`` misses the goals: twice and
+    four times the seeds, then the ``full`` preset."""
+    n = len(config.seeds)
+    candidates = [
+        (f"{k * n} seeds", config.model_copy(update={"seeds": list(range(k * n))})) for k in (2, 4)
+    ]
+    return [*candidates, ("the full preset", EXPERIMENT.config("full", seed=config.seed))]
+
+
+def calibrate_corollary(
+    records: list[Record], config: Config, simulations: int = calibration.SIMULATIONS
+) -> dict[str, Any]:
+    """B5.3c's error rates at ``config``, with the same larger configs tried (:func:`larger`)."""
+    return corollary.calibrate(records, config, larger(config), simulations)
 
 
 def _length_report(t: int, row: dict) -> tuple[list[dict], str]:
@@ -377,9 +438,10 @@ def _length_report(t: int, row: dict) -> tuple[list[dict], str]:
 
 
 def verdict(records: list[Record], config: Config) -> dict:
-    """B5.3 with B5.3b as its companion. On simulated records (``calibration.in_simulation``: a
-    calibration run, which reads only the verdict) the companion is left out; on a real run it
-    carries its own error rates (``calibrate_in_distribution``)."""
+    """B5.3 with B5.3b (and B5.3c when ``corollary_widths`` is set) as its companions. On
+    simulated records (``calibration.in_simulation``: a calibration run, which reads only the
+    verdict) the companions are left out; on a real run each carries its own error rates
+    (``calibrate_in_distribution``, ``calibrate_corollary``)."""
     rows = summarize(records)
     outcome, reason = judge(rows, config.T)
     estimates, parts = [], []
@@ -389,16 +451,24 @@ def verdict(records: list[Record], config: Config) -> dict:
         parts.append(text)
     extra: dict[str, Any] = {}
     if not calibration.in_simulation():
-        companion = in_distribution_verdict(records, config)
-        companion["calibration"] = (
-            calibrate_in_distribution(records, config) if companion["estimates"] else None
-        )
-        if companion["calibration"] and not companion["calibration"]["meets"]:
-            companion["reason"] += "; the criterion's " + calibration.summary(
-                companion["calibration"]
+        extra["companions"] = [
+            _calibrated(in_distribution_verdict, calibrate_in_distribution, records, config)
+        ]
+        if config.corollary_widths:
+            extra["companions"].append(
+                _calibrated(corollary.verdict, calibrate_corollary, records, config)
             )
-        extra["companions"] = [companion]
     return stats.claim(outcome, reason, "; ".join(parts), CRITERION, estimates, **extra)
+
+
+def _calibrated(judge_entry: Any, rates: Any, records: list[Record], config: Config) -> dict:
+    """A companion's entry ``judge_entry(records, config)`` with its error rates ``rates(records,
+    config)`` (none without estimates), named in its reason when they miss the goals."""
+    entry = judge_entry(records, config)
+    entry["calibration"] = rates(records, config) if entry["estimates"] else None
+    if entry["calibration"] and not entry["calibration"]["meets"]:
+        entry["reason"] += "; the criterion's " + calibration.summary(entry["calibration"])
+    return entry
 
 
 # --- hypotheses: the paper's statement and the rival, simulated at the measured noise --------
@@ -420,6 +490,7 @@ def measured_profile(records: list[Record], T: int) -> Profile:
     """Each kind's mean loss over seeds relative to uniform and its per-seed relative spread
     (s.d. / mean, at least ``SPREAD_FLOOR``), per factor ``T'/T`` of the records."""
     out: Profile = {}
+    records = main_records(records)
     lengths = sorted({r["T"] for r in records})
     for kind, (pe, key) in KINDS.items():
         factors, ratios, spreads = [], [], []
@@ -562,7 +633,11 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
     path = out / "length_generalization.png"
     rows = summarize(records)
     lengths = list(rows)
-    with plotting.figure(path) as (_, (ax,)):
+    panels = 2 if config.corollary_widths else 1
+    with plotting.figure(path, ncols=panels) as (_, axes):
+        ax = axes[0]
+        if panels == 2:
+            corollary.panel(axes[1], records, config)
         for kind, label in (
             ("stochastic", "stochastic PE"),
             ("fixed", "fixed PE"),
@@ -631,15 +706,28 @@ EXPERIMENT = register(
         figure=figure,
         verdict=verdict,
         split=split,
-        version=2,
+        version=3,
         hypotheses=hypotheses,
         criterion_version=2,
-        # Job-seconds (one thread): quick ~20 s; standard ~310 s (8 seeds x about 27 s for a
-        # stochastic job with the family's draws, 12 s for a fixed one, at m_p = 256).
+        # Job-seconds (one thread): quick ~20 s for B5.3 and ~22 s for B5.3c (4 seeds x 1 s at
+        # m_p = 32 and 4.3 s at 128; 64 is read from B5.3's runs); standard ~310 s for B5.3 (8
+        # seeds x about 27 s for a stochastic job with the family's draws, 12 s for a fixed
+        # one, at m_p = 256) and ~55 s for B5.3c (8 seeds x 1 s at 32, 1.5 s at 64, 4.2 s at
+        # 128; 256, 14 s a job, from B5.3's runs). A B5.3c job at m_p = 512 takes 68 s: 512 is
+        # left to the full preset.
         presets={
-            "quick": {"pe_dim": 64, "factors": [1, 2, 4, 8], "family_samples": 1024},
-            "standard": {"seeds": [0, 1, 2, 3, 4, 5, 6, 7]},
-            "full": {"pe_dim": 512, "seeds": list(range(16))},
+            "quick": {
+                "pe_dim": 64,
+                "factors": [1, 2, 4, 8],
+                "family_samples": 1024,
+                "corollary_widths": [32, 64, 128],
+            },
+            "standard": {"seeds": [0, 1, 2, 3, 4, 5, 6, 7], "corollary_widths": [32, 64, 128, 256]},
+            "full": {
+                "pe_dim": 512,
+                "seeds": list(range(16)),
+                "corollary_widths": [64, 128, 256, 512, 1024],
+            },
         },
     )
 )

@@ -188,7 +188,7 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
     series = analyse(records, config)
     with plotting.figure(path, ncols=len(series) + 1) as (_, axes):
         _ratio_panel(axes[-1], series)
-        for ax, (q, s) in zip(axes, series.items(), strict=True):
+        for ax, (q, s) in zip(axes[:-1], series.items(), strict=True):
             draw_series(ax, s, "C0", "transformer d + m_p*")
             g = s["fcn_growth"]
             ax.plot(

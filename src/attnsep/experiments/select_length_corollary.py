@@ -1,0 +1,474 @@
+"""B5.3c — the corollary of B5.3 (SPEC Part E): the out-of-distribution loss at ``T' = k T``
+(``k = corollary_factor``, 4) of stochastic PE trained at ``T``, against the PE width ``m_p``,
+beside the ``W = αI`` family at the trained ``α`` (its best at ``T``) with the same ``m_p``, and
+the in-distribution loss at ``T`` the corollary ties it to. A companion entry of B5.3
+(``select_length.verdict``) judged from the same run's records tagged ``"role": "corollary"``.
+
+One job per (width, seed) trains stochastic PE at ``T`` exactly as B5.3's runs do
+(``config.training(width, seed, "stochastic")``) and evaluates it at ``T`` and ``k T`` on the
+same fixed sequences; beside it the family's best at ``T`` (its ``α``) and that ``α``'s loss at
+``k T`` (one independent draw per seed). The width B5.3's own stochastic runs train at
+(``pe_dim``) is read from their records when they evaluate at ``T`` and ``k T``
+(:func:`covered`): the same training, evaluation and family draws, so no job repeats them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..metrics import calibration, stats
+from .base import Record
+from .select_common import (
+    evaluation_loss,
+    family_loss_at,
+    family_record,
+    fmt_mean,
+    mean_bars,
+    mean_estimate,
+    seed_mean,
+    train_and_evaluate,
+)
+
+ROLE = "corollary"
+WITHIN = 1.5
+"""Stochastic PE within ``1.5 x`` the trained-``α`` family at ``k T`` (B5.3's margin)."""
+MIN_WIDTHS = 3
+MIN_SEEDS = 4
+SPREAD_FLOOR = 1e-3
+"""Least per-seed relative spread a simulation uses (a measured spread of one seed is 0)."""
+TINY = 1e-12
+"""Least mean loss a simulation follows (a family reaches 0 at tiny sizes; logs stay finite)."""
+
+CRITERION_COROLLARY = (
+    "B5.3c (criterion version 1, written before any B5.3c data were seen): per m_p, the mean "
+    "over seeds ± 2 s.e. of stochastic PE's loss at T' = k T (k = corollary_factor, 4 in every "
+    "preset) over uniform attention's, and of the W = alpha I family's at the trained alpha "
+    "(alpha best at T); the exponent b of loss(kT) = c m_p^b, least squares in log-log over the "
+    "widths, with its bootstrap 95% interval (seeds resampled within each width): reproduced "
+    "when b's upper end < 0 (the loss falls with m_p) and at every m_p stochastic's upper end "
+    f"<= {WITHIN} x the trained-alpha family; not reproduced when b's lower end >= 0; "
+    f"inconclusive otherwise (or with fewer than {MIN_WIDTHS} widths or {MIN_SEEDS} seeds per "
+    "width). The in-distribution loss at T and the ratio out / in distribution per m_p are "
+    "reported, not judged"
+)
+
+
+def is_corollary(record: Record) -> bool:
+    return record.get("role") == ROLE
+
+
+def far_length(config: Any) -> int:
+    return config.corollary_factor * config.T
+
+
+def covered(config: Any) -> bool:
+    """Whether B5.3's stochastic runs (width ``pe_dim``) evaluate at ``T`` and ``k T``."""
+    return "stochastic" in config.pes and {1, config.corollary_factor} <= set(config.factors)
+
+
+def widths_to_run(config: Any) -> list[int]:
+    """The widths whose jobs the corollary runs: all but the one :func:`covered` provides."""
+    return [w for w in config.corollary_widths if not (w == config.pe_dim and covered(config))]
+
+
+def run_width(config: Any, width: int, seed: int) -> list[Record]:
+    """One job's records: stochastic PE at ``width`` evaluated at ``T`` and ``k T``, and the
+    family at ``k T`` with ``α`` its best at ``T``."""
+    T, far = config.T, far_length(config)
+    out = train_and_evaluate(config.training(width, seed, "stochastic"), [T, far], config.eval_size)
+    base = {"role": ROLE, "pe_dim": width, "seed": seed}
+    records: list[Record] = []
+    for row in out["eval"]:
+        loss, stderr, path = evaluation_loss(row)
+        records.append(
+            {
+                **base,
+                "pe": "stochastic",
+                "T": row["T"],
+                "loss": loss,
+                "stderr": stderr,
+                "path": path,
+                "uniform": row["uniform"],
+                "cos": out["cos"],
+            }
+        )
+    n = config.family_samples
+    best = family_record(T, config.q, width, config.d, n, seed)
+    at, at_se = family_loss_at(best["alpha"], far, config.q, width, config.d, n, seed)
+    records.append(
+        {
+            **base,
+            "pe": "family",
+            "T": far,
+            "uniform": out["eval"][-1]["uniform"],
+            "train_alpha": best["alpha"],
+            "at_train_alpha": at,
+            "at_train_alpha_stderr": at_se,
+            "best_at_T": best["loss"],
+            "best_at_T_stderr": best["stderr"],
+        }
+    )
+    return records
+
+
+def _from_main(records: list[Record], config: Any) -> list[Record]:
+    """Width ``pe_dim`` in the corollary's format, from B5.3's stochastic runs and family."""
+    T, far, m = config.T, far_length(config), config.pe_dim
+    main = [r for r in records if not is_corollary(r)]
+    best = {r["seed"]: r["loss"] for r in main if r["pe"] == "family" and r["T"] == T}
+    base = {"role": ROLE, "pe_dim": m}
+    out = [{**r, **base} for r in main if r["pe"] == "stochastic" and r["T"] in (T, far)]
+    out += [
+        {
+            **base,
+            "pe": "family",
+            "seed": r["seed"],
+            "T": far,
+            "uniform": r["uniform"],
+            "at_train_alpha": r["at_train_alpha"],
+            "best_at_T": best[r["seed"]],
+        }
+        for r in main
+        if r["pe"] == "family" and r["T"] == far and r["seed"] in best
+    ]
+    return out
+
+
+def corollary_records(records: list[Record], config: Any) -> list[Record]:
+    """The records tagged for the corollary, with width ``pe_dim`` from B5.3's own runs when
+    :func:`covered` and no job of that width ran."""
+    tagged = [r for r in records if is_corollary(r)]
+    m = config.pe_dim
+    if m in config.corollary_widths and covered(config) and all(r["pe_dim"] != m for r in tagged):
+        tagged += _from_main(records, config)
+    return tagged
+
+
+Table = dict[int, dict[str, np.ndarray]]
+"""Per width, per seed (aligned): ``ood`` and ``id`` (stochastic's loss at ``k T`` and ``T``),
+``family`` (at the trained ``α``, ``k T``), ``best`` (the family's best at ``T``), and the
+uniform losses ``u_far``, ``u_T``."""
+
+
+def table(records: list[Record], config: Any) -> Table:
+    """Per width, the seeds that hold all four losses, as aligned arrays."""
+    T, far = config.T, far_length(config)
+    out: Table = {}
+    recs = corollary_records(records, config)
+    for w in sorted({r["pe_dim"] for r in recs}):
+        mine = [r for r in recs if r["pe_dim"] == w]
+        ind, ood, fam = (
+            {r["seed"]: r for r in mine if (r["pe"], r["T"]) == key}
+            for key in (("stochastic", T), ("stochastic", far), ("family", far))
+        )
+        seeds = sorted(set(ind) & set(ood) & set(fam))
+        if not seeds:
+            continue
+        out[w] = {
+            "ood": np.array([ood[s]["loss"] for s in seeds]),
+            "id": np.array([ind[s]["loss"] for s in seeds]),
+            "family": np.array([fam[s]["at_train_alpha"] for s in seeds]),
+            "best": np.array([fam[s]["best_at_T"] for s in seeds]),
+            "u_far": ood[seeds[0]]["uniform"],
+            "u_T": ind[seeds[0]]["uniform"],
+        }
+    return out
+
+
+def _slopes(x: np.ndarray, logs: np.ndarray) -> np.ndarray:
+    """Least-squares slopes of each row of ``logs`` (``... x widths``) against ``x``."""
+    xc = x - x.mean()
+    return (logs - logs.mean(axis=-1, keepdims=True)) @ xc / (xc @ xc)
+
+
+def analyse(t: Table, seed: int = 0) -> dict[str, Any]:
+    """Per width the seed means (``seed_mean``, relative to uniform), the out / in distribution
+    ratio; the exponent ``b`` of ``loss(kT)`` (and of the family at the trained ``α``) with its
+    bootstrap interval, seeds resampled within each width (``stats.resample_rows``); an exponent
+    is ``None`` where a width's mean loss is 0 (a family that reaches 0 at tiny sizes)."""
+    rng = np.random.default_rng(seed)
+    widths = list(t)
+    rows: dict[int, dict[str, Any]] = {}
+    draws: dict[str, list[np.ndarray]] = {"ood": [], "family": []}
+    for w in widths:
+        v = t[w]
+        idx = stats.resample_rows(len(v["ood"]), rng)  # one draw of seeds for every quantity
+        means = {k: v[k][idx].mean(axis=1) for k in ("ood", "id", "family")}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            low, high = stats.interval(means["ood"] / means["id"])
+        rows[w] = {
+            "seeds": len(v["ood"]),
+            "ood": seed_mean(list(v["ood"] / v["u_far"])),
+            "family": seed_mean(list(v["family"] / v["u_far"])),
+            "id": seed_mean(list(v["id"] / v["u_T"])),
+            "best": seed_mean(list(v["best"] / v["u_T"])),
+            "ratio": stats.estimate(
+                f"loss out / in distribution (m_p={w})", v["ood"].mean() / v["id"].mean(), low, high
+            ),
+        }
+        for k in draws:
+            draws[k].append(means[k])
+    out: dict[str, Any] = {"rows": rows, "exponent": None, "family_exponent": None}
+    x = np.log(np.array(widths, dtype=float))
+    for key, name in (("ood", "exponent"), ("family", "family_exponent")):
+        point = np.array([t[w][key].mean() for w in widths])
+        if len(widths) >= 2 and (point > 0).all():
+            with np.errstate(divide="ignore", invalid="ignore"):  # a resample of zeros: nan
+                bands = stats.interval(_slopes(x, np.log(np.column_stack(draws[key]))))
+            out[name] = (float(_slopes(x, np.log(point))), *bands)
+    return out
+
+
+def judge(a: dict[str, Any], k: int) -> tuple[str, str]:
+    """The outcome and its one-sentence reason (``CRITERION_COROLLARY``)."""
+    rows = a["rows"]
+    seeds = min((r["seeds"] for r in rows.values()), default=0)
+    if len(rows) < MIN_WIDTHS or seeds < MIN_SEEDS:
+        return stats.INCONCLUSIVE, (
+            f"needs at least {MIN_WIDTHS} widths m_p with at least {MIN_SEEDS} seeds each; got "
+            f"widths {sorted(rows)} and {seeds} seeds"
+        )
+    if a["exponent"] is None:
+        return stats.INCONCLUSIVE, f"the mean loss at T' = {k}T is 0 at some m_p: no exponent"
+    b, low, high = a["exponent"]
+    shown = f"b = {stats.fmt_interval(b, low, high)}"
+    if low >= 0:
+        return stats.NOT_REPRODUCED, (
+            f"the loss at T' = {k}T does not fall with m_p: {shown}, lower end >= 0"
+        )
+    far = [w for w, r in rows.items() if r["ood"]["high"] > WITHIN * r["family"]["mean"]]
+    if high < 0 and not far:
+        return stats.REPRODUCED, (
+            f"the loss at T' = {k}T falls with m_p ({shown}) and stays within {WITHIN}x the "
+            f"W = alpha I family at the trained alpha at every m_p"
+        )
+    gaps = []
+    if high >= 0:
+        gaps.append(f"{shown} reaches 0 (more seeds, or widths over a wider range, would decide)")
+    if far:
+        settled = [w for w in far if rows[w]["ood"]["low"] > WITHIN * rows[w]["family"]["mean"]]
+        need = (
+            f"more seeds cannot decide it at m_p = {settled}, where it lies entirely above"
+            if settled
+            else "more seeds would decide"
+        )
+        gaps.append(
+            f"stochastic PE's interval reaches above {WITHIN}x the family at the trained alpha "
+            f"at m_p = {far} ({need})"
+        )
+    return stats.INCONCLUSIVE, "; ".join(gaps)
+
+
+def verdict(records: list[Record], config: Any) -> dict[str, Any]:
+    """The B5.3c entry without its calibration (``stats.claim`` with the companion's fields)."""
+    k = config.corollary_factor
+    a = analyse(table(records, config), config.seed)
+    outcome, reason = judge(a, k)
+    estimates, parts = [], []
+    for w, r in a["rows"].items():
+        estimates += [
+            mean_estimate(f"stochastic loss / uniform (T'={k}T, m_p={w})", r["ood"]),
+            mean_estimate(
+                f"family at the training alpha / uniform (T'={k}T, m_p={w})", r["family"]
+            ),
+        ]
+        if r["family"]["mean"] > 0:
+            estimates.append(
+                mean_estimate(
+                    f"stochastic / family at the training alpha (T'={k}T, m_p={w})",
+                    r["ood"],
+                    r["family"]["mean"],
+                )
+            )
+        estimates += [
+            mean_estimate(f"stochastic loss / uniform (T'=T, m_p={w})", r["id"]),
+            mean_estimate(f"family's best / uniform (T'=T, m_p={w})", r["best"]),
+            r["ratio"],
+        ]
+        parts.append(
+            f"m_p={w} ({r['seeds']} seeds), loss / uniform: at {k}T stochastic "
+            f"{fmt_mean(r['ood'])}, family at the trained alpha {fmt_mean(r['family'])}; at T "
+            f"stochastic {fmt_mean(r['id'])}, family's best {fmt_mean(r['best'])}; loss out / in "
+            "distribution "
+            f"{stats.fmt_interval(r['ratio']['value'], r['ratio']['low'], r['ratio']['high'])}"
+        )
+    for key, name in (("exponent", "b"), ("family_exponent", "family's b")):
+        if a[key] is not None:
+            estimates.append(stats.estimate(f"{name} of loss(T'={k}T) = c m_p^b", *a[key]))
+            parts.append(f"{name} = {stats.fmt_interval(*a[key])}")
+    return stats.claim(
+        outcome,
+        reason,
+        "; ".join(parts) if parts else "no corollary records",
+        CRITERION_COROLLARY,
+        estimates,
+        claim="B5.3c",
+        title="Out-of-distribution loss falling with the PE width",
+        paper="The length-generalization corollary: the loss at unseen lengths follows the "
+        "in-distribution loss as the positional-encoding width m_p grows.",
+        section="the papers' claims",
+        criterion_version=1,
+    )
+
+
+# --- calibration (SPEC Part E) ---------------------------------------------------------------
+
+KINDS = ("ood", "id", "family", "best")
+
+
+def _curve(widths: np.ndarray, values: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """``values`` measured at ``widths``, at the widths ``at``: interpolated in log-log, and
+    beyond the ends continued with the least-squares exponent of all of them."""
+    x, y, z = np.log(widths), np.log(values), np.log(at)
+    slope = float(_slopes(x, y)) if len(x) >= 2 else 0.0
+    inside = np.interp(z, x, y)
+    below, above = y[0] + slope * (z - x[0]), y[-1] + slope * (z - x[-1])
+    return np.exp(np.where(z < x[0], below, np.where(z > x[-1], above, inside)))
+
+
+def hypotheses(records: list[Record], config: Any) -> calibration.Hypotheses:
+    """B5.3c's two statements with the measured per-seed relative spread (SPEC Part E). Paper:
+    the loss at ``k T`` at its measured per-width means (falling as fitted; beyond the measured
+    widths, continued with the fitted exponent); rival: flat at the smallest width's mean
+    (``b = 0``). The family, the loss at ``T`` and every spread are as measured."""
+    t = table(records, config)
+    widths = np.array(list(t), dtype=float)
+    means = {k: np.array([max(t[w][k].mean(), TINY) for w in t]) for k in KINDS}
+    spreads = {k: np.array([_spread(t[w][k]) for w in t]) for k in KINDS}
+
+    def simulated(flat: bool) -> calibration.Simulate:
+        def draw(cfg: Any, rng: np.random.Generator) -> list[Record]:
+            at = np.array(cfg.corollary_widths, dtype=float)
+            curves = {k: _curve(widths, means[k], at) for k in KINDS}
+            if flat:
+                curves["ood"] = np.full(len(at), means["ood"][0])
+            noise = {k: np.interp(np.log(at), np.log(widths), spreads[k]) for k in KINDS}
+            return _simulate(cfg, rng, curves, noise)
+
+        return draw
+
+    b = float(_slopes(np.log(widths), np.log(means["ood"]))) if len(widths) >= 2 else 0.0
+    return calibration.Hypotheses(
+        paper=simulated(False),
+        rival=simulated(True),
+        paper_law=f"the loss at T' = {config.corollary_factor}T at its measured means per m_p "
+        f"(fitted b = {b:.3g}; beyond the measured widths continued with it); the family and the "
+        "loss at T as measured",
+        rival_law=f"the loss at T' = {config.corollary_factor}T flat in m_p (b = 0) at the "
+        f"smallest width's mean ({means['ood'][0]:.3g}, m_p = {int(widths[0])})",
+        noise="log-normal per seed with the measured relative s.d. per m_p: stochastic at "
+        f"{config.corollary_factor}T {_range(spreads['ood'])}, at T {_range(spreads['id'])}, "
+        f"family at the trained alpha {_range(spreads['family'])}",
+    )
+
+
+def _spread(values: np.ndarray) -> float:
+    spread = values.std(ddof=1) / values.mean() if len(values) > 1 and values.mean() > 0 else 0.0
+    return max(SPREAD_FLOOR, float(spread))
+
+
+def _range(spreads: np.ndarray) -> str:
+    return f"{100 * spreads.min():.2g}-{100 * spreads.max():.2g}%"
+
+
+def _simulate(
+    config: Any,
+    rng: np.random.Generator,
+    curves: dict[str, np.ndarray],
+    noise: dict[str, np.ndarray],
+) -> list[Record]:
+    """One run's corollary records at ``config``'s widths and seeds (the fields the verdict
+    reads): per kind, width and seed, the loss is ``curve x exp(spread · N(0, 1))``."""
+    from ..exact.selection_bounds import uniform_attention_loss
+
+    T, far = config.T, far_length(config)
+    u_T, u_far = (float(uniform_attention_loss(t, config.q, config.d)) for t in (T, far))
+    shape = (len(config.seeds), len(config.corollary_widths))
+    v = {k: curves[k] * np.exp(noise[k] * rng.standard_normal(shape)) for k in KINDS}
+    records: list[Record] = []
+    for i, seed in enumerate(config.seeds):
+        for j, w in enumerate(config.corollary_widths):
+            base = {"role": ROLE, "pe_dim": w, "seed": seed}
+            stochastic = {**base, "pe": "stochastic"}
+            records += [
+                {**stochastic, "T": T, "loss": float(v["id"][i, j]), "uniform": u_T},
+                {**stochastic, "T": far, "loss": float(v["ood"][i, j]), "uniform": u_far},
+                {
+                    **base,
+                    "pe": "family",
+                    "T": far,
+                    "uniform": u_far,
+                    "at_train_alpha": float(v["family"][i, j]),
+                    "best_at_T": float(v["best"][i, j]),
+                },
+            ]
+    return records
+
+
+def calibrate(
+    records: list[Record],
+    config: Any,
+    candidates: list[tuple[str, Any]],
+    simulations: int = calibration.SIMULATIONS,
+) -> dict[str, Any]:
+    """B5.3c's error rates at ``config`` (``calibration.calibrate``), with ``candidates`` tried
+    when they miss the goals."""
+    return calibration.calibrate(
+        verdict, hypotheses(records, config), config, candidates, simulations, seed=config.seed
+    )
+
+
+# --- figure ----------------------------------------------------------------------------------
+
+
+def panel(ax: Any, records: list[Record], config: Any) -> None:
+    """Loss at ``k T`` / uniform against ``m_p`` (log-log): stochastic PE with ``± 2 s.e.``,
+    the family at the trained ``α``, ``1.5 x`` it, the fitted ``c m_p^b`` and the loss at ``T``."""
+    k = config.corollary_factor
+    a = analyse(table(records, config), config.seed)
+    rows = a["rows"]
+    widths = list(rows)
+    if not widths:
+        ax.set_axis_off()
+        return
+    mean_bars(
+        ax,
+        widths,
+        [r["ood"] for r in rows.values()],
+        marker="o",
+        label=f"stochastic PE at {k}T (± 2 s.e.)",
+    )
+    family = [r["family"]["mean"] for r in rows.values()]
+    ax.plot(widths, family, ":", color="black", label=f"W = αI at the trained α, {k}T")
+    ax.plot(
+        widths, [WITHIN * f for f in family], "-.", color="green", lw=0.8, label=f"{WITHIN} x it"
+    )
+    mean_bars(
+        ax,
+        widths,
+        [r["id"] for r in rows.values()],
+        marker="s",
+        color="grey",
+        label="stochastic PE at T (± 2 s.e.)",
+    )
+    if a["exponent"] is not None:
+        b = a["exponent"][0]
+        x = np.array(widths, dtype=float)
+        y = np.array([r["ood"]["mean"] for r in rows.values()])
+        c = np.exp(np.mean(np.log(y) - b * np.log(x)))
+        ax.plot(
+            x,
+            c * x**b,
+            "--",
+            color="C3",
+            lw=0.8,
+            label=f"fit c m_p^b, b = {stats.fmt_interval(*a['exponent'])}",
+        )
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("PE width m_p")
+    ax.set_ylabel("loss / uniform attention's")
+    ax.set_title(f"B5.3c: trained at T={config.T}, evaluated at T'={k}T")
+    ax.legend(fontsize=8)
