@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from fractions import Fraction
 from types import SimpleNamespace
 
 import numpy as np
@@ -28,6 +29,8 @@ from attnsep.rng import generator
 from attnsep.search import Probe, probe_matrix, smallest_passing
 from attnsep.tasks.parity import SparseParity
 from cli_support import attnsep
+
+SELECTION_TARGET_FRACTION = Fraction(SELECTION_TARGET)
 
 
 def test_smallest_passing_finds_a_monotone_threshold_with_few_probes():
@@ -425,3 +428,10 @@ def test_law_and_drawn_solvers_find_the_same_threshold():
         found[solver] = record["m_star"]
         assert (record.get("evaluator") == "law") == (solver == "law")
     assert abs(found["law"] - found["population"]) <= 0.1 * found["population"] + 2, found
+
+
+@pytest.mark.parametrize(("T", "d", "q"), [(4, 1, 1), (8, 16, 2), (64, 4, 4), (256, 16, 1)])
+def test_fcn_min_width_by_bisection_is_the_linear_scan(T, d, q):
+    limit = uniform_attention_loss(T, q, d) * SELECTION_TARGET_FRACTION
+    scan = next(w for w in range(T * d + 1) if fcn_bottleneck_loss(T, q, d, w) <= limit)
+    assert separation_select.fcn_min_width(T, d, q, SELECTION_TARGET) == scan

@@ -22,6 +22,7 @@ from .metrics import stats
 from .metrics.ensemble import summary
 from .metrics.parity import assigned_mass, best_assignment, collapsed, specialized
 from .models.query_heads import QueryHeads, initial_queries
+from .tasks.parity import SparseParity
 from .train.parity import (
     apply_step,
     empirical_weights_gradient,
@@ -29,7 +30,6 @@ from .train.parity import (
     population_weights_gradient,
     query_gradient,
 )
-from .tasks.parity import SparseParity
 from .train.surrogate import surrogate_query_gradient
 from .validate import require
 

@@ -143,9 +143,10 @@ def _length_generalization(c: Config) -> float:
 
 
 def _width_search(c: Config, d_values: list[int]) -> Parts:
-    """B5.2's search on ``m_p`` per ``(T, q, d)``, the threshold taken as ``4 q ln T``; the law
-    evaluator's probe costs its table of ``2^16`` points and ``TOP + q^2`` draws a sequence,
-    whatever ``T``: a part of its own (``law``), timed apart from the drawn solvers."""
+    """B5.2's search on ``m_p`` per ``(T, q, d)``, the threshold taken as ``4 q ln T``. The law
+    evaluator's probe costs its table of ``2^16`` points and, per sequence, about ``TOP``
+    off-subset draws and the ``q^2`` of the subset, whatever ``T``; its bisection takes about
+    ``2 log2 m*`` probes: a part of its own (``law``), timed apart from the drawn solvers."""
     from ..exact.family import GOLDEN_ROUNDS, GRID_POINTS
     from ..exact.family_law import TABLE, TOP
 
@@ -155,7 +156,12 @@ def _width_search(c: Config, d_values: list[int]) -> Parts:
             m_star = 4 * q * _ln(T)
             solver = c.get("solver", "population")
             if solver == "law":
-                probe = TABLE + (GRID_POINTS + GOLDEN_ROUNDS) * c["samples"] * (TOP + q * q)
+                drawn = TOP + q * q
+                probe = TABLE + (GRID_POINTS + GOLDEN_ROUNDS) * c["samples"] * drawn
+                parts["law"] = parts.get("law", 0.0) + (
+                    len(d_values) * c["seeds"] * _probes(m_star) * probe
+                )
+                continue
             elif solver == "population":
                 probe = 2 * _family(c["samples"], [T], m_star)
             else:

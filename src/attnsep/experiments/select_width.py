@@ -568,9 +568,15 @@ EXPERIMENT = register(
         hypotheses=hypotheses,
         criterion_version=2,
         presets={
-            # Job-seconds (one thread): quick (population solver, drawn) ~5 s; standard (law
-            # solver, cost independent of T) ~25 s per (T, q) threshold, 48 thresholds.
-            "quick": {"T_values": [8, 16, 32], "q_values": [2], "seeds": 4, "samples": 512},
+            # Job-seconds (one thread, law solver, cost independent of T): quick ~2 s; standard
+            # ~36 s per (T, q) threshold, 48 thresholds.
+            "quick": {
+                "T_values": [8, 16, 32],
+                "q_values": [2],
+                "seeds": 4,
+                "samples": 512,
+                "solver": "law",
+            },
             "standard": {
                 "T_values": [2**k for k in range(5, 17)],
                 "q_values": [2, 3, 4, 8],

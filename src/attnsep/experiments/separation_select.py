@@ -82,11 +82,20 @@ def split(config: Config) -> list[Config]:
 def fcn_min_width(T: int, d: int, q: int, target: float) -> int:
     """The smallest first-layer width any FCN on ``[vec X ; 1_y]`` needs to reach ``target`` x
     the uniform loss, proven (SPEC B4): a width-``w`` net sees ``y`` and ``w`` linear
-    functionals of ``vec X``, whose least loss is ``fcn_bottleneck_loss``; exact arithmetic."""
+    functionals of ``vec X``, whose least loss is ``fcn_bottleneck_loss``; exact arithmetic.
+    That loss does not increase with ``w`` (it drops the ``Td - w`` smallest eigenvalues), so
+    the first width under the limit is found by bisection on ``[0, Td]``."""
     from ..exact.selection_bounds import fcn_bottleneck_loss, uniform_attention_loss
 
     limit = uniform_attention_loss(T, q, d) * Fraction(target)
-    return next(w for w in range(T * d + 1) if fcn_bottleneck_loss(T, q, d, w) <= limit)
+    low, high = 0, T * d  # the loss at Td is 0: high always passes
+    while low < high:
+        mid = (low + high) // 2
+        if fcn_bottleneck_loss(T, q, d, mid) <= limit:
+            high = mid
+        else:
+            low = mid + 1
+    return low
 
 
 def fcn_params(T: int, d: int, width: int) -> int:
@@ -340,6 +349,7 @@ EXPERIMENT = register(
                 "T_values": [8, 16, 32],
                 "seeds": 4,
                 "samples": 512,
+                "solver": "law",
             },
             "standard": {
                 "d": 16,

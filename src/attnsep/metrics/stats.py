@@ -324,7 +324,6 @@ AFFINE_POLYLOG = AffinePolylog()
 """``y = a + b (ln x)^p``, ``p`` free: the paper's side of an ``Õ`` width law (SPEC Part E)."""
 
 
-
 @dataclass(frozen=True)
 class FixedPower:
     """``y = c x^alpha`` with ``alpha`` given, one parameter: ``ln c`` is the mean of ``ln y -
