@@ -15,6 +15,8 @@ from typing import Any
 
 from .configs import EVAL_SIZE, SelectionFCNConfig, XorFCNConfig, default
 from .device import torch_threads
+from .engine.calibration import BUDGET
+from .engine.calibration import CalibrationFailed as CalibrationFailed  # raised by plan()
 from .engine.executors import EXECUTORS
 from .engine.jobs import Job, expand_grid, jobs_for
 from .engine.store import DEFAULT_PATH, Store
@@ -389,6 +391,48 @@ def sweep(
         store=path,
         job_hashes=tuple(job.key for job in jobs),
     )
+
+
+def plan(
+    groups: dict[str, list[Job]],
+    store: str | Path = DEFAULT_PATH,
+    executor: str = "process",
+    workers: int | None = None,
+    address: str | None = None,
+    budget: float = BUDGET,
+):
+    """What running ``groups`` (experiment -> jobs, in submission order) into ``store`` would
+    cost (``--plan``): jobs stored, CPU and wall time per experiment (``engine.plan.Plan``).
+    The store is read, never created; a short calibration (``budget`` seconds per experiment, 0
+    for none) times jobs no timing covers. Raises ``CalibrationFailed`` when it cannot."""
+    from .engine.executors import worker_count
+    from .engine.plan import make_plan
+
+    path = Path(store)
+    opened = Store(path) if path.exists() else None  # a plan creates no store
+    try:
+        return make_plan(
+            groups, opened, executor, worker_count(executor, workers, address), budget=budget
+        )
+    finally:
+        if opened is not None:
+            opened.close()
+
+
+def plan_table(found) -> tuple[tuple[str, ...], list[tuple[str, ...]], list[str]]:
+    """A plan as text: the column names, one row per experiment (and the total), and the
+    summary lines (wall estimate, sources) that ``attnsep reproduce --plan`` prints."""
+    from .engine import plan as planning
+
+    return planning.HEADER, planning.table_rows(found), planning.summary_lines(found)
+
+
+def xor_train_figures(result: XorTrainResult, folder: str | Path) -> list[Path]:
+    """The figures of a training run (``attnsep xor train --figures``) written into
+    ``folder``: their paths."""
+    from .train.xor_figures import figures
+
+    return figures(result, Path(folder))
 
 
 def load_runs(store: str | Path = DEFAULT_PATH, experiment: str | None = None):

@@ -173,6 +173,10 @@ class OneStepConfig(QueryHeadsConfig):
         return not keep_embeddings and self.d * self.m > one_step.BATCH_ELEMENTS
 
 
+CALIBRATION_BUDGET = 1.0
+"""Seconds per experiment the plan's calibration may spend timing jobs (``--calibration``,
+``engine.calibration``)."""
+
 ADAM_LR = 0.05
 """Adam's default step (*choice*): the query vectors have unit norm at initialization."""
 DEFAULT_ETA_SCALE = 2.0**-4

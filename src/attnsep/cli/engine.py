@@ -14,7 +14,7 @@ from pathlib import Path
 
 import typer
 
-from ..engine.calibration import BUDGET
+from ..configs import CALIBRATION_BUDGET
 from ..engine.store import DEFAULT_PATH
 from ..experiments import catalog
 from ..validate import int_at_least, one_of, require
@@ -79,37 +79,29 @@ def check_engine(
 
 def plan_for(groups, store_path: Path, executor: str, workers, address, calibration):
     """The plan of running ``groups`` (experiment -> jobs) into the store at ``store_path``."""
-    from ..engine.calibration import CalibrationFailed
-    from ..engine.executors import worker_count
-    from ..engine.plan import make_plan
-    from ..engine.store import Store
+    from .. import api
 
-    store = Store(store_path) if store_path.exists() else None  # a plan creates no store
     try:
-        return make_plan(
-            groups, store, executor, worker_count(executor, workers, address), budget=calibration
-        )
-    except CalibrationFailed as err:
+        return api.plan(groups, store_path, executor, workers, address, budget=calibration)
+    except api.CalibrationFailed as err:
         raise fail(str(err)) from None
-    finally:
-        if store is not None:
-            store.close()
 
 
 def print_plan(found, title: str) -> None:
-    from ..engine import plan as planning
+    from .. import api
 
+    header, rows, lines = api.plan_table(found)
     made = table(title, [])
-    for column in planning.HEADER:
+    for column in header:
         left = column in ("experiment", "from (jobs)")
         made.add_column(
             column, justify="left" if left else "right", no_wrap=column != "from (jobs)"
         )
-    for row in planning.table_rows(found):
+    for row in rows:
         made.add_row(*row)
     out = console()
     out.print(made)
-    for line in planning.summary_lines(found):
+    for line in lines:
         out.print(line, markup=False, highlight=False)
 
 
@@ -171,7 +163,7 @@ def reproduce(
     store_path: Path = typer.Option(DEFAULT_PATH, "--store", help="Results database."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
     plan: bool = typer.Option(False, "--plan", help=PLAN_HELP),
-    calibration: float = typer.Option(BUDGET, "--calibration", help=CALIBRATION_HELP),
+    calibration: float = typer.Option(CALIBRATION_BUDGET, "--calibration", help=CALIBRATION_HELP),
     seed: int | None = typer.Option(
         None,
         "--seed",
@@ -292,7 +284,7 @@ def sweep(
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     plan: bool = typer.Option(False, "--plan", help=PLAN_HELP),
-    calibration: float = typer.Option(BUDGET, "--calibration", help=CALIBRATION_HELP),
+    calibration: float = typer.Option(CALIBRATION_BUDGET, "--calibration", help=CALIBRATION_HELP),
 ) -> None:
     """Run an experiment over a grid of its config fields; results go to the store."""
     from ..engine.jobs import expand_grid, jobs_for

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import typer
 
 from ..configs import ADAM_LR, OneStepConfig, V1Config, XorTrainConfig
@@ -264,9 +262,9 @@ def train(
         result.save(save)
     summary = result.summary()
     if figures_dir is not None:
-        from ..train.xor_figures import figures
+        from ..api import xor_train_figures
 
-        summary["figures"] = [str(p) for p in figures(result, Path(figures_dir))]
+        summary["figures"] = [str(p) for p in xor_train_figures(result, figures_dir)]
     if as_json:
         emit_json(summary)
     else:

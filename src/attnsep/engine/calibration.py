@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import TYPE_CHECKING, Any
 
+from ..configs import CALIBRATION_BUDGET
+
 if TYPE_CHECKING:
     from .jobs import Job
 
@@ -39,8 +41,8 @@ STORED, STORE, TIMED, CAPPED, GUESSED, FAILED, UNKNOWN = (
     "unknown",
 )
 ROUGH = (CAPPED, GUESSED)
-BUDGET = 1.0
-"""Calibration seconds per experiment (``--calibration``)."""
+BUDGET = CALIBRATION_BUDGET
+"""Calibration seconds per experiment (``--calibration``; the default lives in ``configs``)."""
 CAP = 3.0
 """A job runs at most ``max(CAP, budget)`` seconds in the calibration (its first, cold run of
 an experiment twice that)."""
