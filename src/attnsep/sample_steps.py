@@ -40,6 +40,7 @@ class _Batch:
     model: QueryHeads
     support: torch.Tensor
     theta: torch.Tensor
+    scores: torch.Tensor  # E x 2 x d: the scores at theta
     population: torch.Tensor  # E x 2 x m: the population query gradient
     direction: torch.Tensor | None  # E x 2 x m: the surrogate's noise on one sample
 
@@ -70,7 +71,9 @@ class SampleSteps:
             if surrogate:
                 cov = gradient_covariance(model, task, support, scores, population)
                 direction = surrogate_noise(cov, 1, config.seed, first).view_as(population)
-            self.batches.append(_Batch(first, task, model, support, theta, population, direction))
+            self.batches.append(
+                _Batch(first, task, model, support, theta, scores, population, direction)
+            )
 
     def _gradient(self, batch: _Batch, samples: int | None) -> torch.Tensor:
         if samples is None:
@@ -80,7 +83,7 @@ class SampleSteps:
         weights = empirical_weights_gradient(
             batch.model, batch.task, batch.support, self.config.seed, samples, batch.first
         )
-        return query_gradient(batch.model, batch.model.scores(batch.theta), weights)[1]
+        return query_gradient(batch.model, batch.scores, weights)[1]
 
     def outcomes(self, samples: int | None) -> dict[str, np.ndarray]:
         """``{"certified": E bools, "test": E bools}`` after one step on ``samples`` samples

@@ -150,24 +150,21 @@ def _width_search(c: Config, d_values: list[int]) -> Parts:
     from ..exact.family import GOLDEN_ROUNDS, GRID_POINTS
     from ..exact.family_law import TABLE, TOP
 
+    solver = c.get("solver", "population")
+    part = "law" if solver == "law" else ""
     parts: Parts = {}
     for T in c["T_values"]:
         for q in c["q_values"]:
             m_star = 4 * q * _ln(T)
-            solver = c.get("solver", "population")
+            probes = _probes(c["m_limit"])
             if solver == "law":
-                drawn = TOP + q * q
-                probe = TABLE + (GRID_POINTS + GOLDEN_ROUNDS) * c["samples"] * drawn
-                parts["law"] = parts.get("law", 0.0) + (
-                    len(d_values) * c["seeds"] * _probes(m_star) * probe
-                )
-                continue
+                probe = TABLE + (GRID_POINTS + GOLDEN_ROUNDS) * c["samples"] * (TOP + q * q)
+                probes = _probes(m_star)
             elif solver == "population":
                 probe = 2 * _family(c["samples"], [T], m_star)
             else:
                 probe = c["max_steps"] * c["batch"] * T * m_star**2
-            part = "law" if solver == "law" else ""
-            work = len(d_values) * c["seeds"] * _probes(c["m_limit"]) * probe
+            work = len(d_values) * c["seeds"] * probes * probe
             parts[part] = parts.get(part, 0.0) + work
     return parts
 
