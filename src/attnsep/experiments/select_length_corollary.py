@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..metrics import calibration, stats
+from ..metrics.stats import POWER
 from .base import Record
 from .select_common import (
     evaluation_loss,
@@ -177,12 +178,6 @@ def table(records: list[Record], config: Any) -> Table:
     return out
 
 
-def _slopes(x: np.ndarray, logs: np.ndarray) -> np.ndarray:
-    """Least-squares slopes of each row of ``logs`` (``... x widths``) against ``x``."""
-    xc = x - x.mean()
-    return (logs - logs.mean(axis=-1, keepdims=True)) @ xc / (xc @ xc)
-
-
 def analyse(t: Table, seed: int = 0) -> dict[str, Any]:
     """Per width the seed means (``seed_mean``, relative to uniform), the out / in distribution
     ratio; the exponent ``b`` of ``loss(kT)`` (and of the family at the trained ``α``) with its
@@ -211,13 +206,12 @@ def analyse(t: Table, seed: int = 0) -> dict[str, Any]:
         for k in draws:
             draws[k].append(means[k])
     out: dict[str, Any] = {"rows": rows, "exponent": None, "family_exponent": None}
-    x = np.log(np.array(widths, dtype=float))
     for key, name in (("ood", "exponent"), ("family", "family_exponent")):
         point = np.array([t[w][key].mean() for w in widths])
         if len(widths) >= 2 and (point > 0).all():
             with np.errstate(divide="ignore", invalid="ignore"):  # a resample of zeros: nan
-                bands = stats.interval(_slopes(x, np.log(np.column_stack(draws[key]))))
-            out[name] = (float(_slopes(x, np.log(point))), *bands)
+                slopes = stats.exponent_draws(POWER, widths, np.column_stack(draws[key]))
+            out[name] = (POWER.fit(widths, point)[1], *stats.interval(slopes))
     return out
 
 
@@ -322,7 +316,7 @@ def _curve(widths: np.ndarray, values: np.ndarray, at: np.ndarray) -> np.ndarray
     """``values`` measured at ``widths``, at the widths ``at``: interpolated in log-log, and
     beyond the ends continued with the least-squares exponent of all of them."""
     x, y, z = np.log(widths), np.log(values), np.log(at)
-    slope = float(_slopes(x, y)) if len(x) >= 2 else 0.0
+    slope = POWER.fit(widths, values)[1] if len(x) >= 2 else 0.0
     inside = np.interp(z, x, y)
     below, above = y[0] + slope * (z - x[0]), y[-1] + slope * (z - x[-1])
     return np.exp(np.where(z < x[0], below, np.where(z > x[-1], above, inside)))
@@ -349,7 +343,7 @@ def hypotheses(records: list[Record], config: Any) -> calibration.Hypotheses:
 
         return draw
 
-    b = float(_slopes(np.log(widths), np.log(means["ood"]))) if len(widths) >= 2 else 0.0
+    b = POWER.fit(widths, means["ood"])[1] if len(widths) >= 2 else 0.0
     return calibration.Hypotheses(
         paper=simulated(False),
         rival=simulated(True),
@@ -454,13 +448,10 @@ def panel(ax: Any, records: list[Record], config: Any) -> None:
         label="stochastic PE at T (± 2 s.e.)",
     )
     if a["exponent"] is not None:
-        b = a["exponent"][0]
-        x = np.array(widths, dtype=float)
-        y = np.array([r["ood"]["mean"] for r in rows.values()])
-        c = np.exp(np.mean(np.log(y) - b * np.log(x)))
+        params = POWER.fit(widths, [r["ood"]["mean"] for r in rows.values()])
         ax.plot(
-            x,
-            c * x**b,
+            widths,
+            POWER.predict(params, widths),
             "--",
             color="C3",
             lw=0.8,
