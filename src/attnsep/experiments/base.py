@@ -99,6 +99,18 @@ class Experiment:
         """``exploratory`` for a master seed the criterion was tuned on, else ``confirmatory``."""
         return "exploratory" if seed in self.tuned_on else "confirmatory"
 
+    def larger(self, config: Any) -> list[tuple[str, Any]]:
+        """The configs a calibration tries, in turn, when ``config`` misses the goals: twice and
+        four times the seeds (``more_seeds``), then the ``full`` preset."""
+        candidates: list[tuple[str, Any]] = []
+        if more_seeds(config, 1):
+            candidates += [
+                (f"{k}x the seeds", config.model_copy(update=more_seeds(config, k))) for k in (2, 4)
+            ]
+        if "full" in self.presets:
+            candidates.append(("the full preset", self.config("full", seed=config.seed)))
+        return candidates
+
     def calibrate(
         self, records: list[Record], config: Any, simulations: int | None = None
     ) -> dict[str, Any] | None:
@@ -109,18 +121,11 @@ class Experiment:
 
         if self.hypotheses is None:
             return None
-        candidates: list[tuple[str, Any]] = []
-        if more_seeds(config, 1):
-            candidates += [
-                (f"{k}x the seeds", config.model_copy(update=more_seeds(config, k))) for k in (2, 4)
-            ]
-        if "full" in self.presets:
-            candidates.append(("the full preset", self.config("full", seed=config.seed)))
         return calibration.calibrate(
             self.verdict,
             self.hypotheses(records, config),
             config,
-            candidates,
+            self.larger(config),
             simulations or calibration.SIMULATIONS,
             seed=config.seed,
         )

@@ -463,11 +463,9 @@ def verdict(records: list[Record], config: Config) -> dict:
 
 def _calibrated(judge_entry: Any, rates: Any, records: list[Record], config: Config) -> dict:
     """A companion's entry ``judge_entry(records, config)`` with its error rates ``rates(records,
-    config)`` (none without estimates), named in its reason when they miss the goals."""
+    config)`` (none without estimates; the report names them in the reason)."""
     entry = judge_entry(records, config)
     entry["calibration"] = rates(records, config) if entry["estimates"] else None
-    if entry["calibration"] and not entry["calibration"]["meets"]:
-        entry["reason"] += "; the criterion's " + calibration.summary(entry["calibration"])
     return entry
 
 

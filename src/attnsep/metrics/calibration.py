@@ -162,6 +162,13 @@ def calibrate(
     return out
 
 
+def named_in(reason: str, calibration: dict[str, Any] | None) -> str:
+    """``reason`` with the error rates (``summary``) appended when they miss the goals."""
+    if not calibration or calibration["meets"]:
+        return reason
+    return reason.rstrip(".") + "; the criterion's " + summary(calibration)
+
+
 def summary(calibration: dict[str, Any] | None) -> str:
     """One sentence for a claim's reason: the rates, and what would meet the goals."""
     if not calibration:

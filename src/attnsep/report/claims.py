@@ -120,12 +120,7 @@ def build_claims(
         ]
         if calibrate:
             claim["calibration"] = exp.calibrate(records, config)
-            if claim["calibration"] and not claim["calibration"]["meets"]:
-                claim["reason"] = (
-                    claim["reason"].rstrip(".")
-                    + "; the criterion's "
-                    + calibration.summary(claim["calibration"])
-                )
+            claim["reason"] = calibration.named_in(claim["reason"], claim["calibration"])
         seen = (*exp.tuned_on, *seeds_run)
         claim["runs"] = other_runs(store, name, preset, config.seed, seen)
         claims.append(claim)
@@ -135,5 +130,6 @@ def build_claims(
             entry.update(criterion_version=exp.criterion_version, seconds=0.0, figures=[])
             entry.update(extra)
             entry.setdefault("calibration", None)
+            entry["reason"] = calibration.named_in(entry["reason"], entry["calibration"])
             claims.append(entry)
     return claims
