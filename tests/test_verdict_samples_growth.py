@@ -58,6 +58,19 @@ def test_widths_that_disagree_are_inconclusive():
     assert "do not agree" in claim["reason"]
 
 
+def test_growth_between_the_laws_is_inconclusive():
+    claim = judged(run({"fixed": lambda d: 80 * d**1.5, "schedule": lambda d: 80 * d**1.5}))
+    assert claim["verdict"] == stats.INCONCLUSIVE
+    assert "neither c d nor" in claim["reason"]
+
+
+def test_too_noisy_records_do_not_decide():
+    """Quadratic growth seen through 4 replicas with log-spread 4: no verdict either way."""
+    config = CONFIG.model_copy(update={"seeds": 4})
+    claim = judged(run({"fixed": quadratic, "schedule": quadratic}, config, spread=4.0), config)
+    assert claim["verdict"] == stats.INCONCLUSIVE, claim["reason"]
+
+
 def test_too_few_sizes_are_inconclusive():
     config = CONFIG.model_copy(update={"d_values": DS[:3]})
     claim = judged(run({"fixed": linear}, config), config)

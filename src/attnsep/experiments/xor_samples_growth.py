@@ -76,6 +76,11 @@ def judge(decisions: dict[str, str | None]) -> tuple[str, str]:
             f"at every width c d^alpha with alpha >= {RIVAL_MIN_EXPONENT:g} predicts the larger "
             f"d's test-accuracy n* and c d does not ({shown}): n* grows faster than O(d)"
         )
+    if values == {"neither"}:
+        return stats.INCONCLUSIVE, (
+            f"neither c d nor c d^alpha (alpha >= {RIVAL_MIN_EXPONENT:g}) predicts the larger d's "
+            f"test-accuracy n* at any width ({shown}): n* grows between the two, or too noisily"
+        )
     return stats.INCONCLUSIVE, (
         f"the widths do not agree on one law alone ({shown}); more seeds or larger d would decide"
     )
