@@ -19,12 +19,12 @@ from attnsep.configs import (
     XorFCNConfig,
     XorTrainConfig,
     default,
+    default_eta,
 )
 from attnsep.exact import family, parity
 from attnsep.experiments import xor_heads, xor_kparity, xor_one_step
 from attnsep.metrics import selection
 from attnsep.models import query_heads, selector
-from attnsep.train.parity import default_eta
 
 
 def test_checkable_names_match_the_registries_they_stand_for() -> None:

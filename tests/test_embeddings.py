@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from attnsep import one_step
+from attnsep import configs, one_step
 from attnsep.embeddings import StreamedEmbeddings, per_replica_matmul, sphere_embeddings
 from attnsep.models.query_heads import QueryHeads, initial_queries
 from attnsep.random_rows import ROW_BLOCK
@@ -36,7 +36,7 @@ def test_per_replica_matmul_is_a_batched_matmul():
 def test_one_step_streamed_equals_held(monkeypatch):
     config = one_step.OneStepConfig(d=3000, m=16, seeds=4, seed=1)
     held = one_step.run_one_step(config)
-    monkeypatch.setattr(one_step, "BATCH_ELEMENTS", 1000)  # force the streamed path
+    monkeypatch.setattr(configs, "BATCH_ELEMENTS", 1000)  # force the streamed path
     streamed = one_step.run_one_step(config.replace(replica_batch=4))
     np.testing.assert_allclose(streamed.theta_after, held.theta_after, rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(streamed.loss_after, held.loss_after, rtol=1e-9, atol=1e-12)

@@ -38,6 +38,10 @@ TINY = {
         "seeds": [0, 1],
         "eval_size": 16,
         "family_samples": 64,
+        "paper_widths": [8],
+        "paper_batch": 32,
+        "paper_steps_per_dim": 2.0,
+        "paper_eval_size": 64,
     },
     "select-width": {
         "T_values": [4, 6, 8],

@@ -196,9 +196,9 @@ def test_xor_sets_come_from_the_task_sampler(samples: int | None) -> None:
     cfg = XorFCNConfig(d=16, width=4, replicas=2, steps=100, samples=samples, test_samples=300)
     result = train_xor(cfg)
     gens = [generator(cfg.seed, e, "fcn-test") for e in range(2)]
-    x, y = cfg.task.draw(result.support, gens, cfg.test_samples)
+    x, y = SparseParity.of(cfg).draw(result.support, gens, cfg.test_samples)
     f = result.model(x).squeeze(-1)
-    wrong = (torch.sign(f) != cfg.task.labels(x, result.support)).double().mean(dim=1)
+    wrong = (torch.sign(f) != SparseParity.of(cfg).labels(x, result.support)).double().mean(dim=1)
     assert torch.equal(result.test_error, wrong)
     torch.testing.assert_close(result.test_loss, (f - y).pow(2).mean(dim=1), rtol=1e-12, atol=0)
 

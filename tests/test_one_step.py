@@ -8,12 +8,14 @@ import numpy as np
 import pytest
 import torch
 
+from attnsep.configs import default_eta
 from attnsep.embeddings import sphere_embeddings
 from attnsep.exact.parity import population_loss
 from attnsep.metrics.parity import assigned_mass, certified_error, collapsed, specialized
 from attnsep.models.query_heads import QueryHeads, initial_queries
 from attnsep.one_step import REPLICA_FIELDS, OneStepConfig, _run_batch, run_one_step, summarize
-from attnsep.train.parity import default_eta, label_correlation, population_objective
+from attnsep.tasks.parity import SparseParity
+from attnsep.train.parity import label_correlation, population_objective
 
 FIELDS = (*REPLICA_FIELDS, "embeddings")
 
@@ -55,13 +57,13 @@ def test_reported_metrics_recompute_from_embeddings(softmax_d200) -> None:
     assert torch.equal(V, sphere_embeddings(config.seed, config.seeds, config.d, config.m))
     model = QueryHeads(V, config.attention, config.sign)
     support = torch.from_numpy(r.support)
-    assert torch.equal(support, config.task().supports(config.seed, config.seeds))
+    assert torch.equal(support, SparseParity.of(config).supports(config.seed, config.seeds))
     theta0 = torch.from_numpy(r.theta_before)
     assert torch.equal(theta0, initial_queries(config.seed, config.seeds, 2, config.m))
     theta1 = torch.from_numpy(r.theta_after)
-    corr = label_correlation(model, config.task())
+    corr = label_correlation(model, SparseParity.of(config))
     # the step is theta - eta * (exact population gradient)
-    _, grad = population_objective(model, config.task(), support)(theta0)
+    _, grad = population_objective(model, SparseParity.of(config), support)(theta0)
     torch.testing.assert_close(theta1, theta0 - r.eta * grad, rtol=1e-12, atol=1e-12)
     gamma0, gamma1 = model.weights(theta0), model.weights(theta1)
     torch.testing.assert_close(

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from attnsep import one_step
+from attnsep import configs
 from attnsep.embeddings import per_replica_matmul, sphere_embeddings
 from attnsep.one_step import REPLICA_FIELDS, OneStepConfig, run_one_step
 from attnsep.random_rows import ROW_BLOCK, block_normals
@@ -23,7 +23,7 @@ def test_a_partial_block_is_the_prefix_of_the_whole_block(width, rows):
 def test_a_batch_over_the_budget_is_split_into_held_batches(monkeypatch):
     config = OneStepConfig(d=64, m=8, seeds=7, seed=2, device="cpu")
     looped = run_one_step(config.replace(replica_batch=1))
-    monkeypatch.setattr(one_step, "BATCH_ELEMENTS", 4 * 64 * 8)  # four replicas fit
+    monkeypatch.setattr(configs, "BATCH_ELEMENTS", 4 * 64 * 8)  # four replicas fit
     big = config.replace(replica_batch=7)
     assert big.batch_size() == 4 and not big.streamed()
     calls = []

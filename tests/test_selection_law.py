@@ -1,4 +1,5 @@
-"""Population steps drawn by law (train.selection.law_terms): the same law as explicit draws."""
+"""Steps drawn by law (train.selection.law_terms, sampled_law_terms): the same law as explicit
+draws."""
 
 from __future__ import annotations
 
@@ -10,10 +11,17 @@ import torch
 
 from attnsep.exact import products
 from attnsep.exact.selection import per_sequence_loss
-from attnsep.models.selector import position_logits, query
+from attnsep.models.selector import forward, logits, position_logits, query
 from attnsep.positional_encodings import StochasticPE
+from attnsep.tasks.selection import TokenSelection, sts
 from attnsep.train import selection as module
-from attnsep.train.selection import SelectionTrainConfig, law_draws, law_terms, train
+from attnsep.train.selection import (
+    SelectionTrainConfig,
+    law_draws,
+    law_terms,
+    sampled_law_terms,
+    train,
+)
 
 N = 60_000
 Z = 4.5  # a few statistics per case: |z| below 4.5 by chance almost surely
@@ -86,3 +94,68 @@ def test_population_training_is_seeded_and_replicas_independent_of_E() -> None:
     two = train(SelectionTrainConfig(**base, objective="population", replicas=2, seed=5, lr=0.4))
     assert torch.allclose(two.W, a.W[:2], rtol=0, atol=1e-12)
     assert not torch.allclose(a.W[0], a.W[1])
+
+
+def random_W(d: int, m: int) -> torch.Tensor:
+    """A full ``W`` (``1 x D x D``): noise everywhere, ``2 I`` added on the position block."""
+    rng = np.random.default_rng(1)
+    W = torch.from_numpy(rng.standard_normal((1, d + m, d + m)) * 0.8)
+    W[0, d:, d:] += 2 * torch.eye(m, dtype=torch.float64)
+    return W
+
+
+def explicit_sampled_terms(W: torch.Tensor, X: torch.Tensor, P: torch.Tensor, q: int):
+    """``(loss, g, u)`` of the sampled loss from explicit encodings, the subset at the first
+    ``q`` positions, ``g = Σ_i (∂loss/∂a_i) z_i`` by autograd through the logits."""
+    y = torch.arange(q).expand(*X.shape[:2], q)
+    a = logits(W, X, P, y).detach().requires_grad_(True)
+    s = torch.softmax(a, dim=-1)
+    loss = (torch.einsum("ebt,ebtk->ebk", s, X) - sts(X, y)).pow(2).sum(dim=-1)
+    (c,) = torch.autograd.grad(loss.sum(), a)
+    return loss.detach(), torch.einsum("ebt,ebtk->ebk", c, torch.cat([X, P], -1)), query(P, y)
+
+
+def test_sampled_law_terms_are_exact_when_every_position_is_in_the_subset() -> None:
+    d, m, T, B = 3, 6, 4, 50
+    W = random_W(d, m)
+    draws = law_draws(2, range(1), ("k",), B, T, T, m, "sphere")
+    X = TokenSelection(d, T, T).tokens(2, 1, B, ("k",), length=T)
+    loss, g, u = law_sampled = sampled_law_terms(W[:, :, d:], X, draws, "sphere")
+    ref = explicit_sampled_terms(W, X, torch.from_numpy(draws.on_y), T)
+    for ours, theirs in zip(law_sampled, ref, strict=True):
+        assert torch.allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+    # the step's gradient is autograd's gradient of the batch's mean loss in W[:, d:]
+    W_leaf = W.clone().requires_grad_(True)
+    y = torch.arange(T).expand(1, B, T)
+    f, _ = forward(W_leaf, X, torch.from_numpy(draws.on_y), y)
+    (full,) = torch.autograd.grad((f - sts(X, y)).pow(2).sum(-1).mean(), W_leaf)
+    assert torch.allclose(full[:, :, d:], torch.bmm(g.transpose(-1, -2), u) / B, atol=1e-12)
+    assert float(full[:, :, :d].abs().max()) == 0.0
+
+
+@pytest.mark.parametrize("kind", ["sphere", "gaussian"])
+@pytest.mark.parametrize(("T", "q", "m"), [(6, 2, 5), (40, 3, 4)])
+def test_sampled_law_matches_explicit_draws(kind: str, T: int, q: int, m: int) -> None:
+    d = 2
+    W = random_W(d, m)
+    X = TokenSelection(d, T, q).tokens(4, 1, N, ("k",), length=T)
+    law = sampled_law_terms(W[:, :, d:], X, law_draws(3, range(1), ("k",), N, T, q, m, kind), kind)
+    P = StochasticPE(17, 1, m, kind).draw(("explicit",), N, T)
+    ref = explicit_sampled_terms(W, TokenSelection(d, T, q).tokens(5, 1, N, ("e",), length=T), P, q)
+
+    def statistics(loss, g, u):
+        v = torch.einsum("eim,ebm->ebi", W[:, :, d:], u)
+        return {
+            "loss": loss[0],
+            "|g|^2": g[0].pow(2).sum(-1),
+            "g_p.u": (g[0, :, d:] * u[0]).sum(-1),
+            "g.Wz": (g[0] * v[0]).sum(-1),
+            "g_c0 u1": g[0, :, 0] * u[0, :, 1],
+            "g_p0 u0": g[0, :, d] * u[0, :, 0],
+        }
+
+    for name, values in statistics(*law).items():
+        a, b = values.double(), statistics(*ref)[name].double()
+        se = math.hypot(float(a.std()), float(b.std())) / math.sqrt(N)
+        z = (float(a.mean()) - float(b.mean())) / se
+        assert abs(z) < Z, f"{name}: law {float(a.mean()):.5f} vs explicit {float(b.mean()):.5f}"

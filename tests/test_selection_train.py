@@ -8,6 +8,7 @@ import torch
 from attnsep.exact.selection_bounds import uniform_attention_loss
 from attnsep.metrics.selection import cos_to_ground_truth, evaluate_length
 from attnsep.models.selector import forward
+from attnsep.tasks.selection import TokenSelection
 from attnsep.train.selection import SelectionTrainConfig, train
 
 SMALL = {"d": 3, "T": 8, "q": 2, "pe_dim": 24, "batch": 64}
@@ -33,20 +34,21 @@ def test_structure_of_the_trained_W() -> None:
 
 
 @pytest.mark.parametrize(
-    ("pe", "objective", "trainable"),
+    ("pe", "objective", "trainable", "draws"),
     [
-        ("stochastic", "sgd", "full"),
-        ("stochastic", "population", "position"),
-        ("fixed", "sgd", "full"),
+        ("stochastic", "sgd", "full", "law"),
+        ("stochastic", "sgd", "full", "explicit"),
+        ("stochastic", "population", "position", "law"),
+        ("fixed", "sgd", "full", "law"),
     ],
 )
-def test_short_training_learns(pe: str, objective: str, trainable: str) -> None:
+def test_short_training_learns(pe: str, objective: str, trainable: str, draws: str) -> None:
     config = SelectionTrainConfig(
-        **SMALL, steps=150, pe=pe, objective=objective, trainable=trainable
+        **SMALL, steps=150, pe=pe, objective=objective, trainable=trainable, pe_draws=draws
     )
     result = train(config)
     L0 = float(uniform_attention_loss(8, 2, 3))
-    row = evaluate_length(result.W, config.task, result.encodings, 8, seed=0)
+    row = evaluate_length(result.W, TokenSelection.of(config), result.encodings, 8, seed=0)
     assert float(row.loss[0]) < 0.5 * L0 and float(result.train_loss[0]) < 0.5 * L0
     if pe == "stochastic":
         assert float(cos_to_ground_truth(result.W, 3)[0]) > 0.95
@@ -73,6 +75,12 @@ def test_a_nan_loss_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
         return f * float("nan"), s
 
     monkeypatch.setattr(module, "forward", broken)
+    with pytest.raises(ValueError, match="training diverged at step 0"):
+        train(SelectionTrainConfig(**SMALL, steps=5, pe_draws="explicit"))
+    law = module.sampled_law_terms
+    monkeypatch.setattr(
+        module, "sampled_law_terms", lambda *a: (law(*a)[0] * float("nan"), *law(*a)[1:])
+    )
     with pytest.raises(ValueError, match="training diverged at step 0"):
         train(SelectionTrainConfig(**SMALL, steps=5))
 

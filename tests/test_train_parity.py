@@ -7,11 +7,11 @@ import math
 import pytest
 import torch
 
+from attnsep.configs import default_eta
 from attnsep.exact.parity import population_loss
 from attnsep.models.query_heads import QueryHeads, initial_queries
 from attnsep.tasks.parity import SparseParity
 from attnsep.train.parity import (
-    default_eta,
     empirical_objective,
     empirical_weights_gradient,
     gradient_descent,

@@ -190,7 +190,7 @@ def test_the_measured_ratio_is_the_step_s_score_change_and_eta_cancels():
     result = run_one_step(step)
     ratio, kept = alignment(step, result)
     model, theta, support = initial_state(step, 0, step.seeds)
-    change = -step.step_size() * score_change(model, theta, step.task(), support)
+    change = -step.step_size() * score_change(model, theta, SparseParity.of(step), support)
     own = own_bits(model.scores(theta), support)
     want = signed_ratio(change, support, own).min(dim=1).values.numpy()
     np.testing.assert_allclose(ratio, want, rtol=1e-6)

@@ -25,6 +25,7 @@ from .experiments import base
 from .metrics.selection import evaluate_lengths
 from .one_step import OneStepConfig, run_one_step
 from .results import ExperimentResult, FCNResult, SelectorResult, SweepResult, XorStepResult
+from .tasks.selection import TokenSelection
 from .train.fcn import train_selection
 from .train.fcn import train_xor as train_xor_fcn
 from .train.selection import SelectionTrainConfig, train
@@ -199,7 +200,9 @@ def train_selector(
     start = time.perf_counter()
     with torch_threads(1):
         result = train(config)
-        rows = evaluate_lengths(result.W, config.task, result.encodings, lengths, seed, eval_size)
+        rows = evaluate_lengths(
+            result.W, TokenSelection.of(config), result.encodings, lengths, seed, eval_size
+        )
     return SelectorResult(result, tuple(rows), time.perf_counter() - start, eval_size)
 
 

@@ -14,11 +14,12 @@ integer >= 2, got 1``), derived from the field's constraints; the CLI turns it i
 from __future__ import annotations
 
 import copy
+import math
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .validate import distinct_indices, one_line, require
+from .validate import distinct_indices, one_line, positive_finite, require
 
 # ------------------------------------------------------------------------ shared limits
 
@@ -85,6 +86,30 @@ def inherit(model: type[BaseModel], name: str) -> Any:
 # ------------------------------------------------------------------------ sparse parity (A)
 
 
+BATCH_ELEMENTS = 1 << 25
+"""Most numbers of ``V`` held at once by one step (``one_step``): a larger ``replica_batch`` is
+split into batches of ``batch x d x m`` under it; a replica alone above it is streamed."""
+
+AUTO_BATCH_ELEMENTS = 1 << 23
+"""Auto replica batch: ``batch x d x m`` under this many numbers. On the CPU smaller batches
+are faster than ``BATCH_ELEMENTS`` (measured, 256 replicas at ``d = 10^4, m = 32``: 0.90 s with
+26 per batch, 1.11 s with 104): less fresh memory to fault in."""
+
+ETA_SCALE = 16.0
+"""Default constant of the automatic step size of one step (``default_eta``)."""
+
+
+def default_eta(d: int, scale: float = ETA_SCALE) -> float:
+    """``eta = scale * d^2 * ln d`` (SPEC A5): the initial gradient is of order ``1/d^2``."""
+    return positive_finite("eta scale", scale) * d**2 * math.log(d)
+
+
+def default_train_eta(d: int, k: int, scale: float) -> float:
+    """``scale * d^k * ln d``: SPEC A5's step size for ``k = 2``; the gradient of the scores at a
+    near-uniform start is of order ``d^-k`` (the cross term is a product of ``k`` weights)."""
+    return default_eta(d, scale) * float(d) ** (k - 2)
+
+
 class QueryHeadsConfig(LibraryConfig):
     """The k-head query-vector model on k-sparse parity: what the one step and training share
     (SPEC A1, A2, A6)."""
@@ -97,7 +122,7 @@ class QueryHeadsConfig(LibraryConfig):
     attention: AttentionName = Field("softmax", description="Attention map.")
     eta: float | None = Field(None, gt=0, description="Step size (None: automatic).")
     eta_scale: float = Field(
-        16.0, gt=0, title="eta scale", description="Constant of the automatic step size."
+        ETA_SCALE, gt=0, title="eta scale", description="Constant of the automatic step size."
     )
     init: Init = Field("antisymmetric", description="Initialization of the query vectors.")
     sign: Literal[-1, 1] = Field(-1, description="Label sign: y = sign * prod_{i in I} x_i.")
@@ -116,11 +141,6 @@ class QueryHeadsConfig(LibraryConfig):
             f"k must be <= {MAX_EXACT_HEADS} (exact population loss), got {self.k}",
         )
         return self
-
-    def task(self):  # noqa: ANN201 - a tasks.parity.SparseParity (imports torch)
-        from .tasks.parity import SparseParity
-
-        return SparseParity(self.d, self.k, self.sign, self.noise)
 
 
 class OneStepConfig(QueryHeadsConfig):
@@ -153,24 +173,18 @@ class OneStepConfig(QueryHeadsConfig):
         return self
 
     def step_size(self) -> float:
-        from .train.parity import default_eta
-
         return self.eta if self.eta is not None else default_eta(self.d, self.eta_scale)
 
     def batch_size(self) -> int:
-        """Replicas per batch: ``batch x d x m`` under ``one_step.AUTO_BATCH_ELEMENTS`` unless
-        ``replica_batch`` says otherwise, and always under ``one_step.BATCH_ELEMENTS``."""
-        from . import one_step
-
+        """Replicas per batch: ``batch x d x m`` under ``AUTO_BATCH_ELEMENTS`` unless
+        ``replica_batch`` says otherwise, and always under ``BATCH_ELEMENTS``."""
         size = self.d * self.m
-        auto = max(1, one_step.AUTO_BATCH_ELEMENTS // size)
-        return min(self.seeds, self.replica_batch or auto, max(1, one_step.BATCH_ELEMENTS // size))
+        auto = max(1, AUTO_BATCH_ELEMENTS // size)
+        return min(self.seeds, self.replica_batch or auto, max(1, BATCH_ELEMENTS // size))
 
     def streamed(self, keep_embeddings: bool = False) -> bool:
         """Whether ``V`` is streamed: one replica's ``d x m`` exceeds ``BATCH_ELEMENTS``."""
-        from . import one_step
-
-        return not keep_embeddings and self.d * self.m > one_step.BATCH_ELEMENTS
+        return not keep_embeddings and self.d * self.m > BATCH_ELEMENTS
 
 
 CALIBRATION_BUDGET = 1.0
@@ -255,8 +269,6 @@ class XorTrainConfig(QueryHeadsConfig):
             return self.eta
         if self.optimizer == "adam":
             return ADAM_LR
-        from .train.xor_train import default_train_eta
-
         return default_train_eta(self.d, self.k, self.eta_scale)
 
     def train_rows(self) -> int:
@@ -324,6 +336,11 @@ class SelectionTrainConfig(LibraryConfig):
     objective: Literal["sgd", "population"] = Field(
         "sgd", description="sgd: sampled loss; population: exact over the tokens."
     )
+    pe_draws: Literal["law", "explicit"] = Field(
+        "law",
+        description="Stochastic PE: draw only what a step depends on (law, exact in "
+        "distribution) or every encoding (explicit).",
+    )
     steps: Count = Field(1500, description="Training steps.")
     batch: Count = Field(256, description="Fresh sequences per step.")
     lr: float = Field(3.0, gt=0, description="SGD rate, decays linearly to 0.")
@@ -344,21 +361,6 @@ class SelectionTrainConfig(LibraryConfig):
             "makes the logits depend on the tokens)",
         )
         return self
-
-    @property
-    def task(self):  # noqa: ANN201 - a tasks.selection.TokenSelection (imports torch)
-        from .tasks.selection import TokenSelection
-
-        return TokenSelection(self.d, self.T, self.q)
-
-    def encodings(self):  # noqa: ANN201 - positional_encodings.StochasticPE or FixedPE
-        """The run's positional encodings; a fixed table has ``fixed_positions`` rows."""
-        from .positional_encodings import FixedPE, StochasticPE
-
-        if self.pe == "stochastic":
-            return StochasticPE(self.seed, self.replicas, self.pe_dim, self.pe_kind)
-        rows = self.T if self.fixed_positions is None else self.fixed_positions
-        return FixedPE.drawn(self.seed, self.replicas, rows, self.pe_dim, self.pe_kind)
 
 
 # ------------------------------------------------------------------------ FCN baselines
@@ -423,12 +425,6 @@ class XorFCNConfig(FCNConfig):
         return self
 
     @property
-    def task(self):  # noqa: ANN201 - a tasks.parity.SparseParity (imports torch)
-        from .tasks.parity import SparseParity
-
-        return SparseParity(self.d, self.k, -1, self.noise)
-
-    @property
     def rate(self) -> float:
         """The learning rate used: ``lr``, or the default for the optimizer and width."""
         return default_xor_lr(self.optimizer, self.width) if self.lr is None else self.lr
@@ -451,12 +447,6 @@ class SelectionFCNConfig(FCNConfig):
     def _subset_fits(self) -> SelectionFCNConfig:
         _subset_fits(self.q, self.T)
         return self
-
-    @property
-    def task(self):  # noqa: ANN201 - a tasks.selection.TokenSelection (imports torch)
-        from .tasks.selection import TokenSelection
-
-        return TokenSelection(self.d, self.T, self.q)
 
     @property
     def rate(self) -> float:

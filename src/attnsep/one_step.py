@@ -33,15 +33,6 @@ from .train.parity import (
 from .train.surrogate import surrogate_query_gradient
 from .validate import require
 
-BATCH_ELEMENTS = 1 << 25
-"""Most numbers of ``V`` held at once: a larger ``replica_batch`` is split into batches of
-``batch x d x m`` under it; a replica alone above it is streamed."""
-
-AUTO_BATCH_ELEMENTS = 1 << 23
-"""Auto replica batch: ``batch x d x m`` under this many numbers. On the CPU smaller batches
-are faster than ``BATCH_ELEMENTS`` (measured, 256 replicas at ``d = 10^4, m = 32``: 0.90 s with
-26 per batch, 1.11 s with 104): less fresh memory to fault in."""
-
 
 @dataclass
 class OneStepResult:
@@ -102,7 +93,7 @@ def prepare_replicas(
     """Replicas ``first .. first + count - 1`` before the step: the task, the model (``V`` drawn
     into ``buffer`` when given), the supports and the initial query vectors."""
     device, dtype = resolve_device(config.device), resolve_dtype(config.dtype)
-    task = config.task()
+    task = SparseParity.of(config)
     if config.streamed(keep_embeddings):
         V = StreamedEmbeddings(config.seed, count, config.d, config.m, first, dtype, device)
     else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -99,3 +100,12 @@ class FixedPE:
             f"fixed PE holds {self.positions} positions, asked for length {length}",
         )
         return self.table[:, None, :length].expand(-1, batch, -1, -1)
+
+
+def encodings_for(config: Any) -> StochasticPE | FixedPE:
+    """A training config's encodings (``configs.SelectionTrainConfig``): stochastic, or a fixed
+    table of ``fixed_positions`` rows (``T`` when unset)."""
+    if config.pe == "stochastic":
+        return StochasticPE(config.seed, config.replicas, config.pe_dim, config.pe_kind)
+    rows = config.T if config.fixed_positions is None else config.fixed_positions
+    return FixedPE.drawn(config.seed, config.replicas, rows, config.pe_dim, config.pe_kind)

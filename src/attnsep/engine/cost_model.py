@@ -113,11 +113,22 @@ def _family(samples: int, lengths: list[int], m_p: float) -> float:
     return (GRID_POINTS + GOLDEN_ROUNDS) * samples * sum(lengths) * m_p**2
 
 
-def _select_convergence(c: Config) -> float:
-    return len(c["seeds"]) * sum(
-        _selector_training(c, m, c["T"]) + _family(c["family_samples"], [c["T"]], m)
-        for m in c["pe_dims"]
-    )
+def _select_convergence(c: Config) -> Parts:
+    """B5.1's runs, and B5.1b's (``paper_widths``, absent from older configs): SGD on the full
+    ``W``, ``steps x batch x m_p^2`` with ``steps ∝ m_p``, beside the family's best."""
+    parts = {
+        "": len(c["seeds"])
+        * sum(
+            _selector_training(c, m, c["T"]) + _family(c["family_samples"], [c["T"]], m)
+            for m in c["pe_dims"]
+        )
+    }
+    widths = c.get("paper_widths", [])
+    if widths:
+        parts["paper-setting"] = len(c["seeds"]) * sum(
+            c["paper_steps_per_dim"] * m * c["paper_batch"] * m**2 for m in widths
+        )
+    return parts
 
 
 def _length_generalization(c: Config) -> float:

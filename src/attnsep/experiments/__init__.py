@@ -4,31 +4,13 @@ lists the claims without importing the modules (their configs take half a second
 from __future__ import annotations
 
 import ast
-import importlib
 import re
 from functools import cache
 from pathlib import Path
 
-MODULES = (
-    "xor_one_step",
-    "xor_width",
-    "xor_attention_maps",
-    "xor_heads",
-    "xor_samples",
-    "xor_kparity",
-    "select_convergence",
-    "select_width",
-    "select_length",
-    "separation_xor",
-    "fcn_selection",
-    "separation_select",
-)
+from .modules import MODULES, load_all
 
-
-def load_all() -> None:
-    for name in MODULES:
-        importlib.import_module(f"{__name__}.{name}")
-
+__all__ = ["MODULES", "catalog", "declared", "load_all"]
 
 FIELDS = ("name", "claim", "title", "paper")
 

@@ -158,7 +158,7 @@ def register(experiment: Experiment) -> Experiment:
 
 
 def get(name: str) -> Experiment:
-    from . import load_all
+    from .modules import load_all
 
     load_all()
     if name not in REGISTRY:

@@ -170,6 +170,7 @@ def fcn_record(
 def _transformer_record(config: Config, setting: Setting) -> Record:
     from ..exact.selection_bounds import uniform_attention_loss
     from ..metrics.selection import evaluate_length
+    from ..tasks.selection import TokenSelection
     from ..train.selection import train
 
     T, d, q = setting
@@ -192,7 +193,7 @@ def _transformer_record(config: Config, setting: Setting) -> Record:
         )
         result = train(cfg)
         row = evaluate_length(
-            result.W, cfg.task, result.encodings, T, config.seed, config.eval_size
+            result.W, TokenSelection.of(cfg), result.encodings, T, config.seed, config.eval_size
         )
         assert row.exact is not None  # the position block alone: exact over the tokens
         losses[m_p] = [float(v) for v in row.exact]

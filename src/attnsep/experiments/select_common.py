@@ -14,18 +14,24 @@ from .base import Seed, SubsetConfig
 
 
 def train_and_evaluate(
-    config: SelectionTrainConfig, lengths: list[int], eval_size: int = EVAL_SIZE
+    config: SelectionTrainConfig,
+    lengths: list[int],
+    eval_size: int = EVAL_SIZE,
+    keep_W: bool = False,
 ) -> dict[str, Any]:
-    """Train, then evaluate at every length; plain numbers (replica 0 of a 1-replica run)."""
+    """Train, then evaluate at every length; plain numbers (replica 0 of a 1-replica run), and
+    with ``keep_W`` the trained ``W`` (``"W"``, a ``D x D`` array)."""
     from ..exact.selection_bounds import uniform_attention_loss
     from ..metrics.selection import cos_to_ground_truth, evaluate_lengths
+    from ..tasks.selection import TokenSelection
     from ..train.selection import train
 
     result = train(config)
     rows = evaluate_lengths(
-        result.W, config.task, result.encodings, lengths, config.seed, eval_size
+        result.W, TokenSelection.of(config), result.encodings, lengths, config.seed, eval_size
     )
     return {
+        **({"W": result.W[0].numpy()} if keep_W else {}),
         "train_loss": float(result.train_loss[0]),
         "cos": float(cos_to_ground_truth(result.W, config.d)[0]),
         "losses": [float(v) for v in result.losses[:, 0]],

@@ -33,13 +33,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ..configs import FAMILY_SAMPLES
 from ..metrics import calibration, stats
+from ..validate import require
 from . import plotting
+from . import select_convergence_paper as paper_setting
 from .base import Experiment, Positive, Record, register
 from .select_common import (
     ScaledTraining,
@@ -79,15 +82,30 @@ class Config(ScaledTraining):
     interval ``> 1.1 x`` the family's best at some ``m_p``). **inconclusive**: otherwise, or with
     fewer than 4 seeds or 2 widths; the reason says whether more steps/seeds or larger ``m_p``
     would decide. Part E's further requirement, the paper's own setting (full ``W``, SGD on a
-    fresh batch of 256 each step, ``m_p <= 512``) reaching the floor within 10%, is not run here
-    and not judged by this verdict. Error rates (``hypotheses``): the paper's side is floors
+    fresh batch of 256 each step, ``m_p <= 512``) reaching the floor within 10%, is B5.1b, a
+    companion entry with its own criterion (``select_convergence_paper``), run at
+    ``paper_widths``. Error rates (``hypotheses``): the paper's side is floors
     ``c m_p^(−β)`` at the measured ``c, β`` and seed noise with the trained loss at the measured
     ratio to the floor; the rival a floor flat at the measured level of the smallest ``m_p``.
     """
 
-    pe_dims: list[Positive] = Field(default=[128, 256, 512], min_length=1)
+    pe_dims: list[Positive] = Field(default=[128, 256, 512])
     eval_size: int = Field(default=1024, ge=2)
     family_samples: int = Field(default=FAMILY_SAMPLES, ge=2)
+    paper_widths: list[Positive] = []
+    """B5.1b, the paper's own setting (``select_convergence_paper``): its widths ``m_p``."""
+    paper_batch: int = Field(default=256, ge=1)
+    paper_lr: float = Field(default=3.0, gt=0)
+    paper_steps_per_dim: float = Field(default=16.0, gt=0)
+    paper_eval_size: int = Field(default=4096, ge=2)
+
+    @model_validator(mode="after")
+    def _something_to_run(self) -> Config:
+        require(
+            bool(self.pe_dims or self.paper_widths),
+            "pe_dims and paper_widths are both empty: nothing to run",
+        )
+        return self
 
 
 CRITERION = (
@@ -103,15 +121,23 @@ CRITERION = (
 
 
 def split(config: Config) -> list[Config]:
+    """One job per (width, seed) of B5.1, and one per (width, seed) of the paper's setting."""
     return [
-        config.model_copy(update={"pe_dims": [m], "seeds": [s]})
+        config.model_copy(update={"pe_dims": [m], "seeds": [s], "paper_widths": []})
         for m in config.pe_dims
+        for s in config.seeds
+    ] + [
+        config.model_copy(update={"pe_dims": [], "seeds": [s], "paper_widths": [m]})
+        for m in config.paper_widths
         for s in config.seeds
     ]
 
 
 def run(config: Config) -> list[Record]:
     records = []
+    for m in config.paper_widths:
+        for seed in config.seeds:
+            records += paper_setting.run_width(config, m, seed)
     for m in config.pe_dims:
         for seed in config.seeds:
             train_config = config.training(m, seed)
@@ -138,7 +164,9 @@ def run(config: Config) -> list[Record]:
 
 def summarize(records: list[Record]) -> list[dict]:
     """Per ``m_p`` (ascending): the trained loss's and the family's mean over seeds with their
-    intervals, and the seeds' ``(trained, family)`` pairs for the bootstrap."""
+    intervals, and the seeds' ``(trained, family)`` pairs for the bootstrap (B5.1's records;
+    the paper setting's are left out)."""
+    records = [r for r in records if not paper_setting.is_paper_setting(r)]
     rows = []
     for m in sorted({r["pe_dim"] for r in records}):
         mine = [r for r in records if r["pe_dim"] == m]
@@ -234,7 +262,21 @@ def judge(rows: list[dict], betas: dict[str, tuple[float, float, float]]) -> tup
 
 
 def verdict(records: list[Record], config: Config) -> dict:
+    """B5.1, with B5.1b (the paper's setting) as its companion when ``paper_widths`` is set; on
+    simulated records (``calibration.in_simulation``) the companion is left out."""
+    extra: dict[str, Any] = {}
+    if config.paper_widths and not calibration.in_simulation():
+        entry = paper_setting.verdict(records, config)
+        candidates = EXPERIMENT.larger(config)
+        entry["calibration"] = (
+            paper_setting.calibrate(records, config, candidates) if entry["estimates"] else None
+        )
+        extra["companions"] = [entry]
     rows = summarize(records)
+    if not rows:
+        return stats.claim(
+            stats.INCONCLUSIVE, "no B5.1 records (pe_dims empty)", "", CRITERION, [], **extra
+        )
     betas = decay(rows) if len(rows) >= 2 else {}
     outcome, reason = judge(rows, betas)
     estimates, parts = [], []
@@ -253,7 +295,7 @@ def verdict(records: list[Record], config: Config) -> dict:
     last = rows[-1]
     name = f"SGD loss / uniform (m_p={last['pe_dim']})"
     estimates.append(mean_estimate(name, last["sgd"], last["uniform"]))
-    paths = "/".join(sorted({r["path"] for r in records}))
+    paths = "/".join(sorted({r["path"] for r in records if "path" in r}))
     measured = "; ".join(parts) + f"; uniform attention {last['uniform']:.4g}, {name} = "
     measured += fmt_mean(last["sgd"], last["uniform"])
     if betas:
@@ -261,7 +303,7 @@ def verdict(records: list[Record], config: Config) -> dict:
             estimates.append(stats.estimate(label, *betas[key]))
             measured += f"; {label} = {stats.fmt_interval(*betas[key])}"
     measured += f" (loss {paths} over the tokens, {config.eval_size} sequences per seed)"
-    return stats.claim(outcome, reason, measured, CRITERION, estimates)
+    return stats.claim(outcome, reason, measured, CRITERION, estimates, **extra)
 
 
 # --- error rates (SPEC Part E) -----------------------------------------------------------------
@@ -287,6 +329,7 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
     mean. The trained loss sits at the measured ratio trained / family's best of the nearest
     measured width (in ``ln m_p``). Paper: ``c, β`` fitted to the family's seed means. Rival: the
     floor does not fall, flat at the family's measured mean at the smallest ``m_p``."""
+    records = [r for r in records if not paper_setting.is_paper_setting(r)]
     rows = summarize(records)
     ms = np.array([r["pe_dim"] for r in rows], dtype=float)
     floors = np.array([r["family"]["mean"] for r in rows])
@@ -336,12 +379,20 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
 
 
 def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
+    """B5.1's loss and cos against ``m_p``; with ``paper_widths`` a third panel, B5.1b."""
     path = out / "select_convergence.png"
     rows = summarize(records)
     ms = [r["pe_dim"] for r in rows]
-    with plotting.figure(path, ncols=2) as (_, (left, right)):
+    with plotting.figure(path, ncols=3 if config.paper_widths else 2) as (_, axes):
+        left, right = axes[0], axes[1]
+        if config.paper_widths:
+            paper_setting.panel(axes[2], records)
+        if not rows:
+            left.set_axis_off()
+            right.set_axis_off()
+            return [path]
         for key, label, marker in (
-            ("sgd", "SGD (mean ± 2 s.e.)", "o"),
+            ("sgd", "trained (mean ± 2 s.e.)", "o"),
             ("family", "best W = αI (± 2 s.e.)", "s"),
         ):
             mean_bars(left, ms, [r[key] for r in rows], marker=marker, label=label)
@@ -360,12 +411,9 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
         left.set_ylabel("loss at T (exact over tokens, summed over d)")
         left.set_title(f"d={config.d}, T={config.T}, q={config.q}")
         left.legend(fontsize=8)
+        mine = [r for r in records if not paper_setting.is_paper_setting(r)]
         right.plot(
-            [r["pe_dim"] for r in records],
-            [r["cos"] for r in records],
-            "o",
-            alpha=0.6,
-            label="one seed",
+            [r["pe_dim"] for r in mine], [r["cos"] for r in mine], "o", alpha=0.6, label="one seed"
         )
         right.axhline(ALIGNED, color="grey", ls="--", label=f"cos = {ALIGNED}")
         right.set_xscale("log", base=2)
@@ -390,12 +438,23 @@ EXPERIMENT = register(
         version=2,
         hypotheses=hypotheses,
         criterion_version=2,
-        # Job-seconds (one thread): quick ~20 s; standard ~415 s (4 seeds x about 6, 18, 80 s at
-        # m_p = 128, 256, 512); m_p = 1024 would add ~2600 s and 2048 over 20000 s.
+        # Job-seconds (one thread): quick ~20 s (+25 s for B5.1b); standard ~415 s (4 seeds x
+        # about 6, 18, 80 s at m_p = 128, 256, 512) and B5.1b's ~1000 s (4 x 16, 45, 190 s);
+        # m_p = 1024 would add ~2600 s and 2048 over 20000 s.
         presets={
-            "quick": {"pe_dims": [16, 32, 64], "family_samples": 2048, "eval_size": 512},
-            "standard": {"pe_dims": [128, 256, 512]},
-            "full": {"pe_dims": [128, 256, 512, 1024, 2048], "seeds": list(range(8))},
+            "quick": {
+                "pe_dims": [16, 32, 64],
+                "family_samples": 2048,
+                "eval_size": 512,
+                "paper_widths": [16, 32],
+                "paper_eval_size": 1024,
+            },
+            "standard": {"pe_dims": [128, 256, 512], "paper_widths": [128, 256, 512]},
+            "full": {
+                "pe_dims": [128, 256, 512, 1024, 2048],
+                "seeds": list(range(8)),
+                "paper_widths": [128, 256, 512],
+            },
         },
     )
 )

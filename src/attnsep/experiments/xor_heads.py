@@ -148,10 +148,11 @@ def initial_state(
     from ..device import resolve_device
     from ..embeddings import sphere_embeddings
     from ..models.query_heads import QueryHeads, initial_queries
+    from ..tasks.parity import SparseParity
 
     device = resolve_device(step.device)
     V = sphere_embeddings(step.seed, count, step.d, step.m, first_replica=first, device=device)
-    support = step.task().supports(step.seed, count, first_replica=first)
+    support = SparseParity.of(step).supports(step.seed, count, first_replica=first)
     theta = initial_queries(step.seed, count, step.k, step.m, step.init, first)
     return QueryHeads(V), theta.to(V.device), support.to(V.device)
 

@@ -156,11 +156,12 @@ def descend(
     success after one step and collapse after the last step (``seeds x grid`` lists)."""
     import torch
 
+    from ..configs import default_train_eta
     from ..device import resolve_device, resolve_dtype
     from ..metrics.parity import best_assignment, collapsed
     from ..models.query_heads import QueryHeads
     from ..train.descent import Descent
-    from ..train.xor_train import Batches, TrainingObjective, default_train_eta, initial_state
+    from ..train.xor_train import Batches, TrainingObjective, initial_state
 
     base = XorTrainConfig(
         d=d,

@@ -9,6 +9,7 @@ Every replica ``e`` has its own support and its own sample streams, named
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -51,6 +52,12 @@ class SparseParity:
         require(self.k <= self.d, f"k must be <= d={self.d}, got {self.k}")
         require(self.sign in (1, -1), f"sign must be +1 or -1, got {self.sign!r}")
         probability("noise", self.noise, below_half=True)
+
+    @classmethod
+    def of(cls, config: Any) -> SparseParity:
+        """The task of a config (``attnsep.configs``): its ``d``, ``k``, ``noise`` and ``sign``
+        where it has one, else ``-1`` (the FCN baselines learn ``y = -x_i x_j``)."""
+        return cls(config.d, config.k, getattr(config, "sign", -1), config.noise)
 
     def supports(self, seed: int, replicas: int, first_replica: int = 0) -> torch.Tensor:
         """``E x k`` sorted supports, replica ``e`` uniform from stream ``(seed, e, "support")``."""

@@ -15,6 +15,7 @@ subsets from ``(seed, e, "subset", *key)``; ``key`` names the batch (a training 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -44,6 +45,11 @@ class TokenSelection:
         int_at_least("q", self.q, 1)
         require(self.q <= self.T, f"q must be <= T (q={self.q}, T={self.T})")
 
+    @classmethod
+    def of(cls, config: Any) -> TokenSelection:
+        """The task of a config (``attnsep.configs``): its ``d``, ``T`` and ``q``."""
+        return cls(config.d, config.T, config.q)
+
     def sample(
         self,
         seed: int,
@@ -59,13 +65,29 @@ class TokenSelection:
         require(self.q <= length, f"length must be >= q={self.q}, got {length}")
         int_at_least("batch", batch, 1)
         int_at_least("replicas", replicas, 1)
-        xs, ys = [], []
+        X = self.tokens(seed, replicas, batch, key, length=length, first_replica=first_replica)
+        ys = []
+        for e in range(first_replica, first_replica + replicas):
+            keys = torch.rand(batch, length, generator=generator(seed, e, "subset", *key))
+            ys.append(keys.argsort(dim=1)[:, : self.q].sort(dim=1).values)
+        return SelectionBatch(X=X, y=torch.stack(ys))
+
+    def tokens(
+        self,
+        seed: int,
+        replicas: int,
+        batch: int,
+        key: tuple[int | str, ...],
+        *,
+        length: int,
+        first_replica: int = 0,
+    ) -> torch.Tensor:
+        """The tokens of :meth:`sample` alone (``E x B x length x d``, the same streams)."""
+        xs = []
         for e in range(first_replica, first_replica + replicas):
             tokens = generator(seed, e, "tokens", *key)
             xs.append(torch.randn(batch, length, self.d, generator=tokens, dtype=torch.float64))
-            keys = torch.rand(batch, length, generator=generator(seed, e, "subset", *key))
-            ys.append(keys.argsort(dim=1)[:, : self.q].sort(dim=1).values)
-        return SelectionBatch(X=torch.stack(xs), y=torch.stack(ys))
+        return torch.stack(xs)
 
 
 def subset_mask(y: torch.Tensor, length: int) -> torch.Tensor:

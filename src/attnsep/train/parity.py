@@ -13,18 +13,12 @@ from collections.abc import Callable
 import torch
 
 from .. import attention
-from ..configs import OneStepConfig, default
 from ..exact.parity import population_loss
 from ..models.query_heads import QueryHeads
 from ..tasks.parity import SparseParity
-from ..validate import int_at_least, positive_finite, require
+from ..validate import int_at_least, require
 
 Objective = Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
-
-
-def default_eta(d: int, scale: float = default(OneStepConfig, "eta_scale")) -> float:
-    """``eta = scale * d^2 * ln d`` (SPEC A5): the initial gradient is of order ``1/d^2``."""
-    return positive_finite("eta scale", scale) * d**2 * math.log(d)
 
 
 def label_correlation(model: QueryHeads, task: SparseParity) -> float:

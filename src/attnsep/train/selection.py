@@ -22,15 +22,19 @@ Objectives:
 Replica ``e`` draws step ``t`` from streams ``(seed, e, ..., "train", t)``; SGD acts entry by
 entry on ``W`` (``E x D x D``), so a replica's trajectory does not depend on ``E``.
 
-Population steps with stochastic PE draw only what the step depends on (:func:`law_terms`),
-exact in distribution: with ``v = W_pp u_y``, an encoding off ``y`` enters through its
-coordinate ``t_i`` along ``v`` (logit ``‖v‖ t_i``) and its part orthogonal to ``v``, which
-reaches the gradient only through the sum ``R = Σ_{i∉y} c_i p_i^⊥`` (``c_i = ∂L/∂a_i``). ``R``
-is isotropic in ``v^⊥``: its direction is one uniform draw, its norm follows the random walk
+Steps with stochastic PE draw only what the step depends on (``pe_draws="law"``, the default;
+:func:`law_terms` for the population objective, :func:`sampled_law_terms` for SGD on the full
+``W``, where the tokens are drawn as they are), exact in distribution: with ``v = W_pp u_y``,
+an encoding off ``y`` enters through its coordinate ``t_i`` along ``v`` (logit ``‖v‖ t_i``) and
+its part orthogonal to ``v``, which reaches the gradient only through the sum
+``R = Σ_{i∉y} c_i p_i^⊥`` (``c_i = ∂L/∂a_i``). ``R`` is isotropic in ``v^⊥``: its direction is
+one uniform draw, its norm follows the random walk
 ``‖S_k‖² = ‖S_{k−1}‖² + w_k² + 2 w_k ‖S_{k−1}‖ cos_k`` (``cos_k`` a coordinate of a uniform unit
 vector of ``v^⊥``, independent of the past). A sequence costs ``O(q m_p + T)`` draws instead of
-``O(T m_p)``, so ``T = 1024`` steps are cheap (bench row 6); the draws come from the streams
-``(seed, e, "pe-law", "train", t)``, never from the explicit ``(seed, e, "pe", ...)`` ones.
+``O(T m_p)``, so ``T = 1024`` steps are cheap and the SGD step of the paper's setting
+(``m_p = 512``, batch 256) costs its two ``D x m_p`` products (bench row 6); the draws come
+from the streams ``(seed, e, "pe-law", "train", t)``, never from the explicit
+``(seed, e, "pe", ...)`` ones (``pe_draws="explicit"``).
 """
 
 from __future__ import annotations
@@ -45,9 +49,9 @@ from ..configs import SelectionTrainConfig
 from ..exact import products
 from ..exact.selection import per_sequence_loss
 from ..models.selector import forward, trainable_mask
-from ..positional_encodings import FixedPE, StochasticPE
+from ..positional_encodings import FixedPE, StochasticPE, encodings_for
 from ..rng import stream_seed
-from ..tasks.selection import sts
+from ..tasks.selection import TokenSelection, sts
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,7 @@ def _step_loss(
 ) -> torch.Tensor:
     """Per-replica loss of step ``step`` on its fresh batch (``E``)."""
     key = ("train", step)
-    data = config.task.sample(config.seed, config.replicas, config.batch, key)
+    data = TokenSelection.of(config).sample(config.seed, config.replicas, config.batch, key)
     P = pe.draw(key, config.batch, config.T)
     if config.objective == "population":
         return per_sequence_loss(W, P, data.y).mean(dim=-1)
@@ -127,26 +131,25 @@ def _chunked_walk_norm(steps: np.ndarray, cosines: np.ndarray, joins: np.ndarray
     return _walk_norm(sums, joins)
 
 
-def law_terms(
-    W_pp: torch.Tensor, draws: products.Draw, d: int, kind: str
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Per sequence, exact in distribution (module docstring): ``(loss, g, u)`` with
-    ``loss = d Σ_i (s_i − 1{i∈y}/q)²`` (``E x B``), ``g = Σ_i (∂loss/∂a_i) p_i`` and ``u = u_y``
-    (``E x B x m``); the gradient of the loss in ``W_pp`` (``E x m x m``) is ``mean_b g uᵀ``."""
+def _law_logits(v_p: torch.Tensor, draws: products.Draw) -> tuple[torch.Tensor, torch.Tensor]:
+    """Position logits ``p_i · v_p`` (subset first, ``E x B x T``) and the unit vector along
+    ``v_p`` (``e_1`` where ``v_p = 0``; the law off ``y`` does not depend on it)."""
     on_y, t = torch.from_numpy(draws.on_y), torch.from_numpy(draws.t)
-    q, m_p = on_y.shape[-2], on_y.shape[-1]
-    u = on_y.sum(dim=-2)
-    v = torch.bmm(u, W_pp.transpose(-1, -2))  # rows W u, E x B x m
-    inside, outside = products.products(on_y, t, v)
-    norm = torch.linalg.vector_norm(v, dim=-1, keepdim=True)
-    first = torch.zeros(m_p, dtype=v.dtype)
+    inside, outside = products.products(on_y, t, v_p)
+    norm = torch.linalg.vector_norm(v_p, dim=-1, keepdim=True)
+    first = torch.zeros(v_p.shape[-1], dtype=v_p.dtype)
     first[0] = 1.0
-    unit = torch.where(norm > 0, v / norm.clamp_min(1e-300), first)
-    s = products.weights(torch.cat([inside, outside], dim=-1))
-    loss = products.subset_loss(s[..., :q], s[..., q:].pow(2).sum(dim=-1), d)
-    gap = s.clone()
-    gap[..., :q] -= 1.0 / q
-    c = (2 * d) * s * (gap - (s * gap).sum(dim=-1, keepdim=True))
+    unit = torch.where(norm > 0, v_p / norm.clamp_min(1e-300), first)
+    return torch.cat([inside, outside], dim=-1), unit
+
+
+def _law_position_gradient(
+    c: torch.Tensor, draws: products.Draw, unit: torch.Tensor, kind: str
+) -> torch.Tensor:
+    """``Σ_i c_i p_i`` (``E x B x m``) for the logits' gradients ``c`` (``E x B x T``, subset
+    first), exact in distribution: the subset's encodings as drawn, the others along ``unit``
+    by their coordinates and orthogonal to it by one isotropic draw of the walk's norm."""
+    q = draws.on_y.shape[-2]
     c_out = c[..., q:]
     normal = torch.from_numpy(draws.normal)
     side = normal - (normal * unit).sum(dim=-1, keepdim=True) * unit
@@ -155,38 +158,87 @@ def law_terms(
         length = torch.from_numpy(_chunked_walk_norm(steps, draws.walk, draws.joins))
         side = side * (length.unsqueeze(-1) / side.norm(dim=-1, keepdim=True).clamp_min(1e-300))
     else:
-        side = side * (c_out.pow(2).sum(dim=-1, keepdim=True) / m_p).sqrt()
-    along = (c_out * t).sum(dim=-1, keepdim=True)
-    g = torch.einsum("ebq,ebqm->ebm", c[..., :q], on_y) + along * unit + side
-    return loss, g, u
+        side = side * (c_out.pow(2).sum(dim=-1, keepdim=True) / unit.shape[-1]).sqrt()
+    along = (c_out * torch.from_numpy(draws.t)).sum(dim=-1, keepdim=True)
+    subset = torch.einsum("ebq,ebqm->ebm", c[..., :q], torch.from_numpy(draws.on_y))
+    return subset + along * unit + side
+
+
+def law_terms(
+    W_pp: torch.Tensor, draws: products.Draw, d: int, kind: str
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Per sequence, exact in distribution (module docstring): ``(loss, g, u)`` with
+    ``loss = d Σ_i (s_i − 1{i∈y}/q)²`` (``E x B``), ``g = Σ_i (∂loss/∂a_i) p_i`` and ``u = u_y``
+    (``E x B x m``); the gradient of the loss in ``W_pp`` (``E x m x m``) is ``mean_b g uᵀ``."""
+    q = draws.on_y.shape[-2]
+    u = torch.from_numpy(draws.on_y).sum(dim=-2)
+    logits, unit = _law_logits(torch.bmm(u, W_pp.transpose(-1, -2)), draws)
+    s = products.weights(logits)
+    loss = products.subset_loss(s[..., :q], s[..., q:].pow(2).sum(dim=-1), d)
+    gap = s.clone()
+    gap[..., :q] -= 1.0 / q
+    c = (2 * d) * s * (gap - (s * gap).sum(dim=-1, keepdim=True))
+    return loss, _law_position_gradient(c, draws, unit, kind), u
+
+
+def sampled_law_terms(
+    W_cols: torch.Tensor, X: torch.Tensor, draws: products.Draw, kind: str
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The sampled loss of the full ``W`` (SGD) with its encodings drawn by law: per sequence
+    ``(loss, g, u)`` with ``loss = ‖f − STS‖²`` (``E x B``), ``g = Σ_i (∂loss/∂a_i) z_i``
+    (``E x B x D``) and ``u = u_y``; the gradient in ``W[:, d:]`` (``E x D x m``) is
+    ``mean_b g uᵀ``. ``W_cols`` is ``W[:, :, d:]``; the tokens ``X`` (``E x B x T x d``) are
+    drawn as they are, the subset at their first ``q`` positions (exchangeable)."""
+    d, q = X.shape[-1], draws.on_y.shape[-2]
+    u = torch.from_numpy(draws.on_y).sum(dim=-2)
+    v = torch.bmm(u, W_cols.transpose(-1, -2))  # W z_q, E x B x D
+    positions, unit = _law_logits(v[..., d:], draws)
+    s = torch.softmax(torch.einsum("ebtk,ebk->ebt", X, v[..., :d]) + positions, dim=-1)
+    f = torch.einsum("ebt,ebtk->ebk", s, X)
+    error = f - X[..., :q, :].mean(dim=-2)
+    along_error = torch.einsum("ebtk,ebk->ebt", X, 2 * error)
+    c = s * (along_error - (s * along_error).sum(dim=-1, keepdim=True))
+    g = torch.cat(
+        [torch.einsum("ebt,ebtk->ebk", c, X), _law_position_gradient(c, draws, unit, kind)], -1
+    )
+    return error.pow(2).sum(dim=-1), g, u
 
 
 def _law_step(
     config: SelectionTrainConfig, W: torch.Tensor, step: int
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per-replica loss (``E``) and gradient (``E x D x D``) of a population step, drawn by law."""
-    d = config.d
+    """Per-replica loss (``E``) and gradient (``E x D x D``) of a step whose stochastic
+    encodings are drawn by law: the population loss of the position block, or the sampled
+    loss of the full ``W`` on the step's tokens (stream ``(seed, e, "tokens", "train", t)``)."""
+    d, key = config.d, ("train", step)
     draws = law_draws(
         config.seed,
         range(config.replicas),
-        ("train", step),
+        key,
         config.batch,
         config.T,
         config.q,
         config.pe_dim,
         config.pe_kind,
     )
-    loss, g, u = law_terms(W[:, d:, d:], draws, d, config.pe_kind)
+    if config.objective == "population":
+        loss, g, u = law_terms(W[:, d:, d:], draws, d, config.pe_kind)
+        rows = slice(d, None)
+    else:
+        task = TokenSelection.of(config)
+        X = task.tokens(config.seed, config.replicas, config.batch, key, length=config.T)
+        loss, g, u = sampled_law_terms(W[:, :, d:], X, draws, config.pe_kind)
+        rows = slice(None)
     grad = torch.zeros_like(W)
-    grad[:, d:, d:] = torch.bmm(g.transpose(-1, -2), u) / config.batch
+    grad[:, rows, d:] = torch.bmm(g.transpose(-1, -2), u) / config.batch
     return loss.mean(dim=-1), grad
 
 
 def train(config: SelectionTrainConfig) -> SelectionTrainResult:
     """SGD (or population GD) from ``W = 0`` for ``config.steps`` steps (SPEC B3)."""
-    pe = config.encodings()
+    pe = encodings_for(config)
     size = config.d + config.pe_dim
-    by_law = config.objective == "population" and config.pe == "stochastic"
+    by_law = config.pe == "stochastic" and config.pe_draws == "law"
     W = torch.zeros(config.replicas, size, size, dtype=torch.float64, requires_grad=not by_law)
     mask = trainable_mask(config.d, config.pe_dim, config.trainable)
     losses = torch.empty(config.steps, config.replicas, dtype=torch.float64)

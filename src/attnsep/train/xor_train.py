@@ -42,14 +42,7 @@ from ..rng import generator, stream_seed
 from ..tasks.parity import SparseParity
 from ..validate import require
 from .descent import Adam, Descent
-from .parity import autograd_weights_gradient, default_eta, label_correlation, query_gradient
-
-
-def default_train_eta(d: int, k: int, scale: float) -> float:
-    """``scale * d^k * ln d``: SPEC A5's step size for ``k = 2``; the gradient of the scores at a
-    near-uniform start is of order ``d^-k`` (the cross term is a product of ``k`` weights)."""
-    return default_eta(d, scale) * float(d) ** (k - 2)
-
+from .parity import autograd_weights_gradient, label_correlation, query_gradient
 
 # --- data ------------------------------------------------------------------------------------
 
@@ -111,7 +104,7 @@ class Batches:
         self.calls = 0
         self.train: tuple[torch.Tensor, torch.Tensor] | None = None
         self.test: tuple[torch.Tensor, torch.Tensor] | None = None
-        task = config.task()
+        task = SparseParity.of(config)
         if config.cube_fraction is not None:
             x_train, x_test = cube_split(
                 config.d, config.cube_fraction, config.seed, support.shape[0]
@@ -134,7 +127,7 @@ class Batches:
         self.calls += 1
         if config.gradient == "fresh":
             seed = stream_seed(config.seed, "fresh", t)
-            x, y = drawn_samples(config.task(), seed, self.support.cpu(), config.samples)
+            x, y = drawn_samples(SparseParity.of(config), seed, self.support.cpu(), config.samples)
             return x.to(self.device, self.dtype), y.to(self.device, self.dtype)
         x, y = self.train
         if config.batch is None:
@@ -157,7 +150,7 @@ class TrainingObjective:
 
     def __init__(self, config: XorTrainConfig, model: QueryHeads, support, batches: Batches):
         self.model, self.batches = model, batches
-        corr = label_correlation(model, config.task())
+        corr = label_correlation(model, SparseParity.of(config))
         self.exact = autograd_weights_gradient(lambda gamma: exact_loss(gamma, support, corr))
         self.population = config.gradient == "population"
         self.scores: torch.Tensor | None = None
@@ -303,7 +296,7 @@ def first_reached(reached: np.ndarray) -> list[int | None]:
 
 def initial_state(config: XorTrainConfig, device, dtype):
     """``(model, support, theta)`` for all replicas, from the same streams as the one step."""
-    task = config.task()
+    task = SparseParity.of(config)
     model = QueryHeads.sample(
         config.seed,
         config.seeds,
@@ -322,7 +315,7 @@ def initial_state(config: XorTrainConfig, device, dtype):
 def watcher(config: XorTrainConfig, objective: TrainingObjective, support):
     """What is recorded after every step (population loss, masses, certified error, accuracy)."""
     model, batches = objective.model, objective.batches
-    corr = label_correlation(model, config.task())
+    corr = label_correlation(model, SparseParity.of(config))
     exact = config.gradient != "population"
 
     def watch(theta: torch.Tensor) -> dict[str, torch.Tensor]:

@@ -19,7 +19,7 @@ import torch
 
 from ...configs import SelectionFCNConfig
 from ...models.mlp import MLP
-from ...tasks.selection import sts, subset_mask
+from ...tasks.selection import TokenSelection, sts, subset_mask
 from .loop import Batches, TaskPart, predict, replay, require_finite, row_means, streams
 
 
@@ -52,7 +52,7 @@ def _squared_error(f: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
 def part(cfg: SelectionFCNConfig, move: dict) -> TaskPart[SelectionFCNResult]:
     """Token selection: ``T·d + T`` inputs, ``d`` outputs; the final loss is the mean over the
     evaluation set, with its standard error."""
-    task = cfg.task
+    task = TokenSelection.of(cfg)
 
     def pairs(batch: int, key: tuple[int | str, ...]) -> tuple[torch.Tensor, torch.Tensor]:
         data = task.sample(cfg.seed, cfg.replicas, batch, key, first_replica=cfg.first_replica)

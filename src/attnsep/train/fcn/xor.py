@@ -119,7 +119,7 @@ def part(cfg: XorFCNConfig, move: dict) -> TaskPart[XorFCNResult]:
     fresh samples (``"fcn-train"``) or on a fixed set (``"fcn-train"``, order ``"fcn-order"``);
     the fixed, validation (``"fcn-val"``) and test (``"fcn-test"``) sets drawn by
     :meth:`SparseParity.draw`."""
-    task = cfg.task
+    task = SparseParity.of(cfg)
     support = task.supports(cfg.seed, cfg.replicas, cfg.first_replica)
     if cfg.samples is None:
         batches = _fresh_batches(task, support, streams(cfg, "fcn-train"), cfg.batch, move)
