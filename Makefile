@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 # The CPU build of torch lies on this machine's disk; pinning it avoids a multi-GB CUDA download.
 TORCH  ?= torch==2.13.0
 
-.PHONY: install reproduce test test-fast bench bench-standard docs lint clean
+.PHONY: install reproduce test test-fast bench bench-standard docs docs-serve lint clean
 
 install: $(STAMP)
 
@@ -34,6 +34,12 @@ bench-standard: install
 docs: install
 	$(PY) -m pip install -qq -e ".[docs]"
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+	$(PY) docs/check_site_links.py build/site
+
+# Builds the site and serves it at http://127.0.0.1:8000, rebuilt as docs/ changes.
+docs-serve: install
+	$(PY) -m pip install -qq -e ".[docs]"
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve -a 127.0.0.1:8000
 
 lint: install
 	$(VENV)/bin/ruff check src tests bench

@@ -1,7 +1,8 @@
 """Add the finished jobs' seconds of the given stores to the package's published timings
 (``engine/published_timings.json``), which ``--plan`` uses for jobs no local store has timed.
 
-Usage: ``python bench/publish_timings.py results/standard.sqlite results/quick.sqlite ...``
+Usage: ``python bench/publish_timings.py [--only NAME,...] results/standard.sqlite ...``
+(``--only``: the experiments whose timings to publish; default all).
 """
 
 from __future__ import annotations
@@ -13,12 +14,15 @@ from attnsep.engine.plan import PUBLISHED_TIMINGS, write_published_timings
 from attnsep.engine.store import Store
 
 
-def main(paths: list[str]) -> None:
-    missing = [p for p in paths if not Path(p).exists()]
-    if not paths or missing:
+def main(argv: list[str]) -> None:
+    only = None
+    if argv[:1] == ["--only"] and len(argv) > 1:
+        only, argv = argv[1].split(","), argv[2:]
+    missing = [p for p in argv if not Path(p).exists()]
+    if not argv or missing:
         sys.exit(f"error: give existing store files; missing: {', '.join(missing) or 'none given'}")
-    stores = [Store(p) for p in paths]
-    print(f"{write_published_timings(stores, PUBLISHED_TIMINGS)} jobs written")
+    stores = [Store(p) for p in argv]
+    print(f"{write_published_timings(stores, PUBLISHED_TIMINGS, only)} jobs written")
 
 
 if __name__ == "__main__":

@@ -1,20 +1,24 @@
-"""Write the documentation's Claims page from the reports of ``attnsep reproduce``.
+"""Write the documentation's claims pages from the reports of ``attnsep reproduce``.
 
     python docs/build_claims_page.py results/report [more report folders ...]
 
 Each report folder holds ``claims.json`` and the figures it names (``figures/*.png``). The
-page ``docs/claims.md`` lists every claim with its verdict, the reason, what was measured,
-the criterion, the estimates with their 95% intervals and the figures, which are copied to
-``docs/claims/<experiment>/``. Claims of several folders (e.g. the XOR and the
-token-selection halves of a run) are listed in the order given; both outputs are replaced
-whole, so nothing of an older page is left behind.
+summary ``docs/claims.md`` is a table of every claim with its verdict, each claim linking to
+its own page ``docs/claims/<claim>.md``: the verdict and its reason, the criterion and its
+error rates, what was measured, the figures (copied to ``docs/claims/<experiment>/``) and the
+estimates with their 95% intervals. Claims of several folders (e.g. the XOR and the
+token-selection halves of a run) are listed in the order given; the summary and the folder
+``docs/claims/`` are replaced whole, so nothing of an older run is left behind.
 """
 
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import math
+import os
+import re
 import shutil
 import sys
 import tempfile
@@ -29,6 +33,7 @@ ADMONITION = {
     "finding": "info",
 }
 SPECIAL = "\\`*_{}[]>#"
+SUMMARY = ".summary.md"  # the summary's name while staged (no claim page starts with a dot)
 
 
 def escape(text: str, cell: bool = False) -> str:
@@ -39,12 +44,63 @@ def escape(text: str, cell: bool = False) -> str:
     return out.replace("<", "&lt;")
 
 
+def escape_item(text: str) -> str:
+    """``escape`` for the text of a list item, which must not open a list of its own."""
+    out = escape(text)
+    if out[:1] in "-+":
+        return "\\" + out
+    return re.sub(r"^(\d+)\.", r"\1\\.", out)
+
+
 def number(value: float | None) -> str:
     if value is None:
         return "n/a"
     if isinstance(value, float) and math.isinf(value):
         return "∞" if value > 0 else "−∞"
     return f"{value:.4g}"
+
+
+def css_class(verdict: str) -> str:
+    """The CSS class of a verdict: ``not reproduced`` -> ``not-reproduced``."""
+    return re.sub(r"[^a-z0-9]+", "-", str(verdict).lower()).strip("-") or "unknown"
+
+
+def badge(verdict: str) -> str:
+    """The verdict as a coloured label (``docs/stylesheets/claims.css``)."""
+    return f'<span class="verdict {css_class(verdict)}">{html.escape(str(verdict))}</span>'
+
+
+def page_name(claim_id: str, taken: set[str]) -> str:
+    """A file name for the page of ``claim_id`` (``B5.1b`` -> ``B5.1b.md``): characters other
+    than letters, digits, ``.``, ``-`` and ``_`` become ``-``, and it differs from the names
+    ``taken`` (compared without case), to which it is added."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", str(claim_id)).strip(".-") or "claim"
+    name, n = f"{stem}.md", 1
+    while name.lower() in taken:
+        n += 1
+        name = f"{stem}-{n}.md"
+    taken.add(name.lower())
+    return name
+
+
+def split_measured(text: str) -> list[str]:
+    """The parts of a "Measured" text: split at its top-level ``; `` (and `` | ``) separators,
+    never inside brackets."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(text):
+        c = text[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth = max(depth - 1, 0)
+        elif depth == 0 and (text.startswith("; ", i) or text.startswith(" | ", i)):
+            parts.append(text[start:i])
+            i += 2 if c == ";" else 3
+            start = i
+            continue
+        i += 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
 
 
 def load(folder: Path) -> tuple[str, list[dict]]:
@@ -69,89 +125,114 @@ def run_line(claim: dict) -> str:
     return text + ("; " + "; ".join(others) if others else "")
 
 
-def rates_line(cal: dict) -> str:
-    """Power, false pass and false fail with their intervals, and the laws simulated."""
-
-    def one(name: str) -> str:
-        low, high = cal["intervals"][name]
-        return f"{name.replace('_', ' ')} {cal[name]:.2f} [{low:.2f}, {high:.2f}]"
-
-    text = ", ".join(one(k) for k in ("power", "false_pass", "false_fail"))
-    text += f" ({cal['simulations']} simulated runs per law at these sizes)"
-    if not cal["meets"]:
-        text += "; below the goals (power ≥ 0.8, false pass ≤ 0.05)"
-        if cal.get("would_meet"):
-            text += f"; met in simulation at {cal['would_meet']}"
-    return text + f". Paper's law: {cal['paper_law']}. Rival: {cal['rival_law']}."
-
-
-def section(claim: dict, figures: list[str]) -> list[str]:
-    """The Markdown of one claim; ``figures`` are paths relative to ``docs/``."""
-    verdict = claim["verdict"]
+def calibration_lines(cal: dict) -> list[str]:
+    """Power, false pass and false fail with their intervals, whether they meet the goals, and
+    the laws simulated."""
     lines = [
-        f"## {escape(claim['claim'])} — {escape(claim['title'])}",
+        f"Simulated {cal['simulations']} runs per law at these sizes.",
+        "",
+        "| rate | value | 95% interval |",
+        "|---|---|---|",
+    ]
+    for name in ("power", "false_pass", "false_fail"):
+        low, high = cal["intervals"][name]
+        lines.append(f"| {name.replace('_', ' ')} | {cal[name]:.2f} | [{low:.2f}, {high:.2f}] |")
+    lines.append("")
+    if not cal["meets"]:
+        goals = "Below the goals (power ≥ 0.8, false pass ≤ 0.05)"
+        if cal.get("would_meet"):
+            goals += f"; met in simulation at {cal['would_meet']}"
+        lines += [escape(goals) + ".", ""]
+    lines += [f"- **Paper's law:** {escape(cal['paper_law'])}"]
+    lines += [f"- **Rival:** {escape(cal['rival_law'])}"]
+    if cal.get("noise"):
+        lines += [f"- **Noise:** {escape(cal['noise'])}"]
+    return [*lines, ""]
+
+
+def claim_page(claim: dict, figures: list[str], links: list[str]) -> str:
+    """The Markdown of one claim's page in ``claims/``; ``figures`` are paths relative to that
+    folder, ``links`` the Markdown links shown at the top (back to the summary, neighbours)."""
+    verdict = claim["verdict"]
+    reason = escape(claim.get("reason", "")).replace("\n", "\n    ")
+    lines = [
+        f"# {escape(claim['claim'])} — {escape(claim['title'])}",
+        "",
+        " · ".join(links),
         "",
         f"*{escape(claim['paper'])}*",
         "",
         f'!!! {ADMONITION.get(verdict, "note")} "{verdict}"',
-        f"    {escape(claim.get('reason', ''))}",
+        f"    {reason}",
+        "",
+        f"**Run.** {escape(run_line(claim))}",
         "",
     ]
-    lines += [f"**Run.** {escape(run_line(claim))}", ""]
-    if claim.get("calibration"):
-        lines += [
-            f"**Error rates of the criterion.** {escape(rates_line(claim['calibration']))}",
-            "",
-        ]
-    if claim.get("measured"):
-        lines += [f"**Measured.** {escape(claim['measured'])}", ""]
     if claim.get("criterion"):
-        lines += [f"**Criterion** (fixed before the numbers). {escape(claim['criterion'])}", ""]
+        lines += ["## Criterion", "", "Fixed before the numbers were seen.", ""]
+        lines += [escape(claim["criterion"]), ""]
+    if claim.get("calibration"):
+        lines += ["## Error rates of the criterion", "", *calibration_lines(claim["calibration"])]
+    if claim.get("measured"):
+        lines += ["## Measured", ""]
+        lines += [f"- {escape_item(part)}" for part in split_measured(claim["measured"])]
+        lines.append("")
+    if figures:
+        lines += ["## Figures", "", "Click a figure to open it full size.", ""]
+        alt = f"{escape(claim['claim'])}: {escape(claim['title'])}"
+        for figure in figures:
+            lines += [f"[![{alt}]({figure})]({figure})", ""]
     estimates = claim.get("estimates") or []
     if estimates:
-        lines += ["| estimate | value | 95% interval |", "|---|---|---|"]
+        lines += ["## Estimates", "", "| estimate | value [95% interval] |", "|---|---|"]
         for e in estimates:
-            interval = f"[{number(e.get('low'))}, {number(e.get('high'))}]"
-            lines.append(f"| {escape(e['name'], True)} | {number(e.get('value'))} | {interval} |")
+            value = f"{number(e.get('value'))} [{number(e.get('low'))}, {number(e.get('high'))}]"
+            lines.append(f"| {escape(e['name'], True)} | {value} |")
         lines.append("")
-    for figure in figures:
-        lines += [f"![{escape(claim['claim'])}: {escape(claim['title'])}]({figure})", ""]
-    lines += [f"Rerun: `{claim['command']}`", ""]
-    return lines
+    lines += ["## Rerun", "", f"`{claim['command']}`", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def summary_page(presets: list[str], rows: list[tuple[dict, str]], assets: str) -> str:
+    """The summary: one table row per claim, ``rows`` of (claim, its page's file name)."""
+    lines = [
+        "# Claims",
+        "",
+        f"The claims of both papers as the `{'`, `'.join(presets)}` preset of "
+        "`attnsep reproduce` judged them. Each verdict is *reproduced*, *not reproduced* "
+        "or *inconclusive* by a criterion written before the numbers were seen "
+        "([SPEC Part D](SPEC.md)); beside each, the criterion's power and false-pass rate "
+        "measured by simulation from the paper's law and from its rival ([SPEC Part E]"
+        "(SPEC.md)); intervals are 95%. A *finding* goes beyond the papers; an *incomplete* "
+        "claim has jobs left to run. Each claim links to its page: the reason, the criterion "
+        "and its error rates, what was measured, the figures and the estimates. These pages "
+        "are generated by `python docs/build_claims_page.py REPORT_FOLDER ...`.",
+        "",
+        "| claim | title | verdict | power / false pass |",
+        "|---|---|---|---|",
+    ]
+    for claim, name in rows:
+        cal = claim.get("calibration")
+        rates = f"{cal['power']:.2f} / {cal['false_pass']:.2f}" if cal else "–"
+        lines.append(
+            f"| [{escape(claim['claim'], True)}]({assets}/{name}) | "
+            f"{escape(claim['title'], True)} | {badge(claim['verdict'])} | {rates} |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def build(folders: list[Path], page: Path, assets: Path) -> int:
-    """Write ``page`` and the figures under ``assets``; the number of claims."""
+    """Write the summary ``page`` and, under ``assets``, one page per claim and the figures;
+    the number of claims."""
     reports = [(folder, *load(folder)) for folder in folders]
+    assets.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=assets.parent, prefix=".claims-"))
     staging.chmod(0o755)  # mkdtemp makes it private; it becomes the published folder
     try:
-        presets = sorted({preset for _, preset, _ in reports})
-        lines = [
-            "# Claims",
-            "",
-            f"The claims of both papers as the `{'`, `'.join(presets)}` preset of "
-            "`attnsep reproduce` judged them. Each verdict is *reproduced*, *not reproduced* "
-            "or *inconclusive* by a criterion written before the numbers were seen "
-            "([SPEC Part D](SPEC.md)); beside each, the criterion's power and false-pass rate "
-            "measured by simulation from the paper's law and from its rival ([SPEC Part E]"
-            "(SPEC.md)); intervals are 95%. This page is generated by "
-            "`python docs/build_claims_page.py REPORT_FOLDER ...`.",
-            "",
-            "| claim | title | verdict | power / false pass |",
-            "|---|---|---|---|",
-        ]
-        body: list[str] = []
-        count = 0
+        taken: set[str] = {SUMMARY}
+        entries: list[tuple[dict, str, list[str]]] = []  # claim, page name, figures
         for folder, _, claims in reports:
             for claim in claims:
-                count += 1
-                cal = claim.get("calibration")
-                rates = f"{cal['power']:.2f} / {cal['false_pass']:.2f}" if cal else "–"
-                lines.append(
-                    f"| {escape(claim['claim'], True)} | {escape(claim['title'], True)} | "
-                    f"{claim['verdict']} | {rates} |"
-                )
                 copied = []
                 for name in claim.get("figures", []):
                     source = folder / name
@@ -160,16 +241,26 @@ def build(folders: list[Path], page: Path, assets: Path) -> int:
                     target = staging / claim["name"] / Path(name).name
                     target.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copyfile(source, target)
-                    copied.append(f"{assets.name}/{claim['name']}/{target.name}")
-                body += section(claim, copied)
-        text = "\n".join([*lines, "", *body]).rstrip() + "\n"
-        (staging / "page.md").write_text(text)
+                    copied.append(f"{claim['name']}/{target.name}")
+                entries.append((claim, page_name(claim["claim"], taken), copied))
+        to_summary = Path(os.path.relpath(page, assets)).as_posix()
+        for i, (claim, name, figures) in enumerate(entries):
+            links = [f"[← all claims]({to_summary})"]
+            if i > 0:
+                links.append(f"[← {escape(entries[i - 1][0]['claim'])}]({entries[i - 1][1]})")
+            if i + 1 < len(entries):
+                links.append(f"[{escape(entries[i + 1][0]['claim'])} →]({entries[i + 1][1]})")
+            (staging / name).write_text(claim_page(claim, figures, links))
+        presets = sorted({preset for _, preset, _ in reports})
+        rows = [(claim, name) for claim, name, _ in entries]
+        to_assets = Path(os.path.relpath(assets, page.parent)).as_posix()
+        (staging / SUMMARY).write_text(summary_page(presets, rows, to_assets))
         shutil.rmtree(assets, ignore_errors=True)
-        (staging / "page.md").replace(page)
+        (staging / SUMMARY).replace(page)
         staging.rename(assets)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return count
+    return len(entries)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -183,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, KeyError, json.JSONDecodeError) as err:
         sys.stderr.write(f"error: {err}\n")
         return 2
-    print(f"{count} claims -> {args.page} (figures in {args.assets})")
+    print(f"{count} claims -> {args.page} (one page each and the figures in {args.assets})")
     return 0
 
 

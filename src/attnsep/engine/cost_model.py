@@ -113,9 +113,15 @@ def _family(samples: int, lengths: list[int], m_p: float) -> float:
     return (GRID_POINTS + GOLDEN_ROUNDS) * samples * sum(lengths) * m_p**2
 
 
+SGD_TOKEN_OVERHEAD = 5000
+"""Work units per token of a law-drawn SGD step beyond its products (draws and bookkeeping)."""
+
+
 def _select_convergence(c: Config) -> Parts:
     """B5.1's runs, and B5.1b's (``paper_widths``, absent from older configs): SGD on the full
-    ``W``, ``steps x batch x m_p^2`` with ``steps ∝ m_p``, beside the family's best."""
+    ``W`` with ``steps ∝ m_p``, each sequence ``(d + m_p) m_p`` for its two products plus
+    :data:`SGD_TOKEN_OVERHEAD` per token (its draws; measured at ``T = 20``: 30 and 91 µs per
+    sequence at ``m_p = 128`` and 512), beside the family's best."""
     parts = {
         "": len(c["seeds"])
         * sum(
@@ -125,8 +131,10 @@ def _select_convergence(c: Config) -> Parts:
     }
     widths = c.get("paper_widths", [])
     if widths:
+        per_sequence = [(c["d"] + m) * m + SGD_TOKEN_OVERHEAD * c["T"] for m in widths]
         parts["paper-setting"] = len(c["seeds"]) * sum(
-            c["paper_steps_per_dim"] * m * c["paper_batch"] * m**2 for m in widths
+            c["paper_steps_per_dim"] * m * c["paper_batch"] * cost
+            for m, cost in zip(widths, per_sequence, strict=True)
         )
     return parts
 

@@ -72,11 +72,19 @@ def published_by_config(published: dict[str, dict[str, Any]]) -> dict[tuple[str,
     return {(p["experiment"], config_text(p["config"])): p["seconds"] for p in published.values()}
 
 
-def write_published_timings(stores: Iterable[Store], path: Path) -> int:
+def write_published_timings(
+    stores: Iterable[Store], path: Path, only: Iterable[str] | None = None
+) -> int:
     """Add the finished jobs of ``stores`` (job hash -> experiment, config and median seconds)
-    to the timings ``path`` holds (a job timed again replaces its entry); the number of jobs
-    written."""
-    rows = {row["config_hash"]: row for store in stores for row in store.rows()}
+    to the timings ``path`` holds (a job timed again replaces its entry), those of the
+    experiments ``only`` names when given; the number of jobs written."""
+    keep = None if only is None else set(only)
+    rows = {
+        row["config_hash"]: row
+        for store in stores
+        for row in store.rows()
+        if keep is None or row["experiment"] in keep
+    }
     medians = median_seconds(rows.values(), lambda row: row["config_hash"])
     timed = {
         key: {

@@ -274,7 +274,7 @@ def hypotheses(records: list[Record], config: Any) -> calibration.Hypotheses:
         rival=simulate(RIVAL),
         paper_law="SGD's loss at the family's best (ratio 1) at every m_p, floors as measured",
         rival_law=f"SGD stalled at {RIVAL} x the family's best at every m_p, alpha learned",
-        noise=f"relative seed spread: SGD / family {noise_sgd:.2g}, family's best "
+        noise=f"relative seed spread: SGD's loss {noise_sgd:.2g}, family's best "
         f"{noise_family:.2g}; alpha / family's alpha {alpha_mean:.3f} ± {alpha_sd:.2g}",
     )
 

@@ -1,0 +1,178 @@
+"""The documentation site: the claims pages ``docs/build_claims_page.py`` writes from report
+folders, and a site that works when opened as files (``docs/check_site_links.py``)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def script(name: str):
+    """A script of ``docs/`` imported as a module."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "docs" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+claims_page = script("build_claims_page")
+site_links = script("check_site_links")
+
+CALIBRATION = {
+    "power": 0.9,
+    "false_pass": 0.01,
+    "false_fail": 0.02,
+    "intervals": {"power": [0.85, 0.94], "false_pass": [0.0, 0.03], "false_fail": [0.0, 0.05]},
+    "simulations": 200,
+    "meets": False,
+    "would_meet": "2x the seeds",
+    "paper_law": "rate flat in d",
+    "rival_law": "rate falling with ln d",
+}
+
+
+def claim(**fields) -> dict:
+    base = {
+        "claim": "X1",
+        "name": "demo",
+        "title": "A *demo* | claim",
+        "paper": "The paper says so.",
+        "command": "attnsep reproduce --only demo",
+        "verdict": "reproduced",
+        "reason": "the bound 0.9 is >= 0.8",
+        "measured": "d=8: 0.9 [0.8, 0.95]; d=16: 1 (m; n) | fixed: 0.5",
+        "criterion": "reproduced when the lower bound is >= 0.8",
+        "estimates": [{"name": "rate, d=8", "value": 0.9, "low": 0.8, "high": 0.95}],
+        "figures": ["figures/demo.png"],
+        "calibration": CALIBRATION,
+        "runs": [{"seed": 1, "run": "confirmatory", "verdict": "inconclusive"}],
+    }
+    return {**base, **fields}
+
+
+@pytest.fixture
+def report(tmp_path: Path) -> Path:
+    """A report folder with a claim, its companion (no figures, no calibration), a figure."""
+    folder = tmp_path / "report"
+    (folder / "figures").mkdir(parents=True)
+    (folder / "figures" / "demo.png").write_bytes(b"\x89PNG demo")
+    companion = claim(
+        claim="X1b/2",
+        name="demo-x1b",
+        title="Companion",
+        verdict="not reproduced",
+        measured="4 of 4; done",
+        figures=[],
+        calibration=None,
+        estimates=[],
+    )
+    data = {"preset": "standard", "claims": [claim(), companion]}
+    (folder / "claims.json").write_text(json.dumps(data))
+    return folder
+
+
+def run(report: Path, docs: Path) -> int:
+    """The builder's command line, writing into ``docs``."""
+    args = [str(report), "--page", str(docs / "claims.md"), "--assets", str(docs / "claims")]
+    return claims_page.main(args)
+
+
+def build(report: Path, docs: Path) -> tuple[str, Path]:
+    """The summary page and the folder of the claim pages."""
+    assert run(report, docs) == 0
+    return (docs / "claims.md").read_text(), docs / "claims"
+
+
+def test_summary_links_one_page_per_claim(report: Path, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (docs / "claims").mkdir(parents=True)
+    (docs / "claims" / "OLD.md").write_text("# a stale claim of an older run\n")
+    summary, pages = build(report, docs)
+
+    assert sorted(p.name for p in pages.glob("*.md")) == ["X1.md", "X1b-2.md"]
+    assert not (pages / "OLD.md").exists()
+    assert "[X1](claims/X1.md)" in summary and "[X1b/2](claims/X1b-2.md)" in summary
+    assert '<span class="verdict reproduced">reproduced</span>' in summary
+    assert '<span class="verdict not-reproduced">not reproduced</span>' in summary
+    assert "A \\*demo\\* \\| claim" in summary  # escaped in its cell
+    assert "| 0.90 / 0.01 |" in summary and "| – |" in summary
+    assert not list(docs.glob(".claims-*")) and not list(pages.glob(".*"))
+
+
+def test_claim_page(report: Path, tmp_path: Path) -> None:
+    _, pages = build(report, tmp_path / "docs")
+    page = (pages / "X1.md").read_text()
+
+    assert page.startswith("# X1 — A \\*demo\\* | claim\n")
+    assert '!!! success "reproduced"\n    the bound 0.9 is \\>= 0.8' in page
+    assert "[← all claims](../claims.md)" in page and "[X1b/2 →](X1b-2.md)" in page
+    assert "| power | 0.90 | [0.85, 0.94] |" in page
+    assert "met in simulation at 2x the seeds" in page and "**Rival:** rate falling" in page
+    assert "| rate, d=8 | 0.9 [0.8, 0.95] |" in page
+    measured = page.split("## Measured\n\n")[1].split("\n\n")[0]
+    assert measured.splitlines() == [
+        "- d=8: 0.9 \\[0.8, 0.95\\]",
+        "- d=16: 1 (m; n)",  # not split inside brackets
+        "- fixed: 0.5",
+    ]
+    assert "[![X1: A \\*demo\\* | claim](demo/demo.png)](demo/demo.png)" in page
+    assert (pages / "demo" / "demo.png").read_bytes() == b"\x89PNG demo"
+
+    companion = (pages / "X1b-2.md").read_text()
+    assert '!!! failure "not reproduced"' in companion and "[← X1](X1.md)" in companion
+    assert "## Error rates" not in companion and "## Figures" not in companion
+    assert "- 4 of 4\n- done\n" in companion
+
+
+def test_list_items_do_not_open_lists() -> None:
+    assert claims_page.escape_item("- 3 below") == "\\- 3 below"
+    assert claims_page.escape_item("1. first") == "1\\. first"
+    assert claims_page.split_measured("a; b [c; d] {e; f}; g") == ["a", "b [c; d] {e; f}", "g"]
+
+
+def test_missing_figure_leaves_the_pages_alone(report: Path, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    summary, pages = build(report, docs)
+    (report / "figures" / "demo.png").unlink()
+    assert run(report, docs) == 2
+    assert (docs / "claims.md").read_text() == summary and (pages / "X1.md").is_file()
+
+
+def test_mkdocs_config_for_files() -> None:
+    """Links work from ``file://`` and the claims pages are styled and need no nav entry."""
+    yaml = pytest.importorskip("yaml")
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    assert config["use_directory_urls"] is False
+    assert "offline" in config["plugins"]
+    assert "/claims/*.md" in config["not_in_nav"].split()
+    assert all((ROOT / "docs" / css).is_file() for css in config["extra_css"])
+    assert "stylesheets/claims.css" in config["extra_css"]
+
+
+def test_broken_links(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    (site / "a").mkdir(parents=True)
+    (site / "a" / "page.html").write_text(
+        '<a href="../index.html#top">home</a> <img src="fig%201.png"> <a href="#x">here</a>'
+        '<a href="https://example.org/">out</a> <a href="../b/">folder</a>'
+        '<script src="/abs.js"></script> <a href="missing.html">gone</a>'
+    )
+    (site / "a" / "fig 1.png").write_bytes(b"")
+    (site / "b").mkdir()
+    (site / "b" / "index.html").write_text("")
+    (site / "abs.js").write_text("")
+    (site / "index.html").write_text('<link href="a/page.html">')
+    (site / "404.html").write_text('<a href="/index.html">a web server\'s page</a>')
+    assert site_links.broken_links(site) == [
+        "a/page.html: ../b/",
+        "a/page.html: /abs.js",
+        "a/page.html: missing.html",
+    ]
+    assert site_links.main([str(site)]) == 1
