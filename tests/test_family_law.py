@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 
 from attnsep.exact.family import best_family_loss, family_losses, family_products
-from attnsep.exact.family_law import best_law_loss, law_draw, law_losses, log_moments, tail
+from attnsep.exact.family_law import (
+    best_law_loss,
+    law_draw,
+    law_losses,
+    log_moments,
+    table_log_moments,
+    tail,
+)
 
 
 @pytest.mark.parametrize("m_p", [2, 5, 64, 1024])
@@ -20,6 +27,18 @@ def test_bulk_moments_match_a_fine_trapezoid(m_p, c):
     top = log_f.max()
     reference = top + math.log(np.trapezoid(np.exp(log_f - top), theta))
     assert float(log_moments(np.array([c]), theta0, m_p)[0]) == pytest.approx(reference, abs=1e-4)
+
+
+@pytest.mark.parametrize(("K", "m_p"), [(65528, 2434), (4000, 64), (100_000, 16), (1000, 2)])
+def test_tabulated_moments_match_the_quadrature(K, m_p):
+    """The table (interpolated in ln(1 + c)) against the quadrature itself, over ``c`` from 0 to
+    beyond the smallest table (a second, larger table is built): rounding-level agreement."""
+    split = tail(K, m_p)
+    rng = np.random.default_rng(K)
+    c = np.concatenate([[0.0], rng.uniform(0, 50, 5000), np.exp(rng.uniform(-8, 10, 5000))])
+    direct = log_moments(c, split.theta0, m_p)
+    tabulated = table_log_moments(c, split.theta0, m_p)
+    assert np.max(np.abs(tabulated - direct) / np.maximum(1.0, np.abs(direct))) < 1e-10
 
 
 def test_split_leaves_top_expected_exceedances():

@@ -18,8 +18,9 @@ at a level ``τ_0 = cos θ_0`` fixed per ``(K = T − q, m_p)`` so that ``K P(t 
   ``(S_1, S_2)`` drawn as the bivariate normal with their exact mean and covariance (the central
   limit, *choice*). Its moments ``E[e^{k α r t} | t ≤ τ_0]``, ``k = 1..4``, come from
   Gauss–Legendre quadrature in ``θ`` on a window around the integrand's mode (``NODES`` nodes,
-  ``± HALF_WIDTH`` local scales). The two normals of a sequence are drawn once, so the loss is
-  smooth in ``α`` and the search over ``α`` sees common random numbers.
+  ``± HALF_WIDTH`` local scales), tabulated once per ``(τ_0, m_p)`` in ``ln(1 + c)`` and
+  interpolated (:func:`table_log_moments`). The two normals of a sequence are drawn once, so
+  the loss is smooth in ``α`` and the search over ``α`` sees common random numbers.
 
 With ``K <= 4 top`` every off-subset product is drawn exactly (no bulk). The subset's own
 products come from its Gram matrix, exact in law: the Gram of ``q`` Gaussian rows of ``R^m``
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -61,8 +63,10 @@ class Tail:
     log_bulk: float
 
 
+@lru_cache(maxsize=64)
 def tail(K: int, m_p: int, top: int = TOP) -> Tail:
-    """The split level for ``K`` off-subset products in ``R^{m_p}`` (``K P(t > τ_0) ≈ top``)."""
+    """The split level for ``K`` off-subset products in ``R^{m_p}`` (``K P(t > τ_0) ≈ top``;
+    cached: every replica and draw of a width shares it, read only)."""
     theta = np.linspace(0.0, math.pi, TABLE)
     density = np.sin(theta) ** (m_p - 2)
     cum = np.concatenate([[0.0], np.cumsum(0.5 * (density[1:] + density[:-1]) * np.diff(theta))])
@@ -96,6 +100,42 @@ def log_moments(c: np.ndarray, theta0: float, m_p: int) -> np.ndarray:
     log_f = c[..., None] * np.cos(nodes) + (m_p - 2) * np.log(np.sin(nodes)) + np.log(_GL_W)
     top = log_f.max(axis=-1, keepdims=True)
     return np.log(half) + top[..., 0] + np.log(np.exp(log_f - top).sum(axis=-1))
+
+
+MOMENT_STEP = 2e-4
+"""Spacing of :func:`moment_table` in ``ln(1 + c)``: its interpolation error is ~1e-11 in
+``log`` (the rounding of the values; ``tests/test_family_law.py``)."""
+
+
+MIN_OCTAVE = 12
+"""The smallest table reaches ``c = 2^12``: one table serves most of a width's search."""
+
+
+@lru_cache(maxsize=256)
+def moment_table(theta0: float, m_p: int, octave: int) -> np.ndarray:
+    """:func:`log_moments` minus its asymptote ``c cos θ_0`` on the grid ``ln(1 + c) = k h``
+    (``h = MOMENT_STEP``) for ``c`` up to ``2^octave`` and three points either side: a function
+    of ``(θ_0, m_p)`` alone, so every ``α`` and replica of a width shares one table."""
+    s = np.arange(-3, math.log1p(2.0**octave) / MOMENT_STEP + 4) * MOMENT_STEP
+    c = np.expm1(s)
+    return log_moments(c, theta0, m_p) - c * math.cos(theta0)
+
+
+def table_log_moments(c: np.ndarray, theta0: float, m_p: int) -> np.ndarray:
+    """:func:`log_moments` by four-point Lagrange interpolation in ``ln(1 + c)`` on
+    :func:`moment_table` (``c >= 0``), about 20 times faster per call."""
+    octave = max(MIN_OCTAVE, math.ceil(math.log2(max(float(np.max(c, initial=0.0)), 1.0))))
+    G = moment_table(theta0, m_p, octave)
+    x = np.log1p(c) / MOMENT_STEP + 3
+    i = np.clip(np.floor(x).astype(int), 1, len(G) - 3)
+    t = x - i
+    value = (
+        -t * (t - 1) * (t - 2) / 6 * G[i - 1]
+        + (t + 1) * (t - 1) * (t - 2) / 2 * G[i]
+        - (t + 1) * t * (t - 2) / 2 * G[i + 1]
+        + (t + 1) * t * (t - 1) / 6 * G[i + 2]
+    )
+    return value + c * math.cos(theta0)
 
 
 @dataclass(frozen=True)
@@ -168,7 +208,9 @@ def law_losses(alpha: float, draw: LawDraw, d: int = 1) -> np.ndarray:
         n = draw.bulk
         mu = [
             np.exp(
-                log_moments(k * c, draw.split.theta0, draw.m_p) - k * shift - draw.split.log_bulk
+                table_log_moments(k * c, draw.split.theta0, draw.m_p)
+                - k * shift
+                - draw.split.log_bulk
             )
             for k in range(1, 5)
         ]
