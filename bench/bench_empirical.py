@@ -36,7 +36,7 @@ from common import (
     row,
 )
 
-from attnsep.one_step import OneStepConfig, run_one_step
+from attnsep.train.one_step import OneStepConfig, run_one_step
 
 D, M = 1000, 32
 BIG, SMALL = 10**7, 10**5
@@ -47,7 +47,7 @@ TARGET = 0.25  # the step's throughput over the x @ W rate
 CHILD = """
 import json, time, torch
 torch.set_num_threads({threads})
-from attnsep.one_step import OneStepConfig, run_one_step
+from attnsep.train.one_step import OneStepConfig, run_one_step
 config = OneStepConfig(samples={n}, d={d}, m={m}, seeds=1, device="cpu")
 start, cpu = time.perf_counter(), time.process_time()
 result = run_one_step(config)

@@ -16,7 +16,7 @@ import torch
 from common import THREADS, alternating, median_ratio, profile, row, seconds
 
 from attnsep.embeddings import sphere_embeddings
-from attnsep.one_step import OneStepConfig, run_one_step
+from attnsep.train.one_step import OneStepConfig, run_one_step
 
 D, M, SEEDS = 10_000, 32, 256
 

@@ -19,7 +19,7 @@ import torch
 from common import THREADS, interleaved, median_ratio, profile_top, row, seconds
 
 from attnsep.metrics.parity import certified_error
-from attnsep.one_step import OneStepConfig, run_one_step
+from attnsep.train.one_step import OneStepConfig, run_one_step
 
 D, M, SEEDS, N = 2000, 32, 16, 20_000
 TOL = 0.1

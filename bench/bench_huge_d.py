@@ -81,7 +81,7 @@ def memory_row() -> dict:
 
 
 def time_row(rounds: int = 5) -> dict:
-    from attnsep.one_step import OneStepConfig, run_one_step
+    from attnsep.train.one_step import OneStepConfig, run_one_step
 
     config = OneStepConfig(d=TIME_D, m=M, seeds=1, device="cpu")
     run_one_step(config)  # warm-up

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from common import THREADS, clock, median_ratio, row, seconds
 
-from attnsep.one_step import OneStepConfig, run_one_step
-from attnsep.sample_steps import SampleSteps
+from attnsep.train.one_step import OneStepConfig, run_one_step
+from attnsep.train.sample_steps import SampleSteps
 
 D, SEEDS, N = 256, 32, 2**19
 PROBES = [2**k for k in range(15, 20)]

@@ -21,8 +21,8 @@ from typing import Any
 import torch
 
 from attnsep.configs import XorFCNConfig
-from attnsep.one_step import OneStepConfig, run_one_step
 from attnsep.train.fcn import train_xor
+from attnsep.train.one_step import OneStepConfig, run_one_step
 
 SIZES = {
     "full": {"huge_d": 10_000_000, "ensemble_d": 10_000, "replicas": 256, "fcn_steps": 200},

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import attnsep
-from attnsep.one_step import OneStepConfig, run_one_step
+from attnsep.train.one_step import OneStepConfig, run_one_step
 from attnsep.train.xor_train import XorTrainConfig, train_xor
 from cli_support import attnsep as cli
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from attnsep.metrics import calibration, stats
-from attnsep.search import smallest_passing
+from attnsep.train.search import smallest_passing
 
 # --- error rates against a case computed by hand -------------------------------------------
 

@@ -8,7 +8,7 @@ import inspect
 import pytest
 import typer
 
-from attnsep import attention, configs, device, selection_threshold
+from attnsep import attention, configs
 from attnsep.cli import app
 from attnsep.configs import (
     PE_KINDS,
@@ -21,10 +21,12 @@ from attnsep.configs import (
     default,
     default_eta,
 )
+from attnsep.core import device
 from attnsep.exact import family, parity
 from attnsep.experiments import xor_heads, xor_kparity, xor_one_step
 from attnsep.metrics import selection
 from attnsep.models import query_heads, selector
+from attnsep.train import selection_threshold
 
 
 def test_checkable_names_match_the_registries_they_stand_for() -> None:

@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from attnsep import configs, one_step
+from attnsep import configs
+from attnsep.core.random_rows import ROW_BLOCK
 from attnsep.embeddings import StreamedEmbeddings, per_replica_matmul, sphere_embeddings
 from attnsep.models.query_heads import QueryHeads, initial_queries
-from attnsep.random_rows import ROW_BLOCK
+from attnsep.train import one_step
 
 
 @pytest.mark.parametrize("chunk_rows", [333, ROW_BLOCK, 3 * ROW_BLOCK, None])

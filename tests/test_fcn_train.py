@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from attnsep.configs import default_xor_lr
+from attnsep.core.rng import generator
 from attnsep.exact import selection_bounds as exact_selection
-from attnsep.rng import generator
 from attnsep.tasks.parity import SparseParity
 from attnsep.tasks.selection import TokenSelection, sts
 from attnsep.train.fcn import (

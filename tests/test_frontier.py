@@ -15,6 +15,7 @@ import torch
 
 from attnsep import api
 from attnsep.configs import SELECTION_TARGET
+from attnsep.core.rng import generator
 from attnsep.engine.store import Store
 from attnsep.exact.selection_bounds import fcn_bottleneck_loss, uniform_attention_loss
 from attnsep.experiments import separation_select
@@ -23,11 +24,10 @@ from attnsep.metrics.parity import sign_error
 from attnsep.metrics.stats import threshold_draws
 from attnsep.models.mlp import count
 from attnsep.models.query_heads import QueryHeads, head_product
-from attnsep.one_step import OneStepConfig, run_one_step
 from attnsep.report.frontier_tables import select_table, xor_table
-from attnsep.rng import generator
-from attnsep.search import Probe, probe_matrix, smallest_passing
 from attnsep.tasks.parity import SparseParity
+from attnsep.train.one_step import OneStepConfig, run_one_step
+from attnsep.train.search import Probe, probe_matrix, smallest_passing
 from cli_support import attnsep
 
 SELECTION_TARGET_FRACTION = Fraction(SELECTION_TARGET)
@@ -325,7 +325,7 @@ def test_frontier_select_stores_its_jobs_and_reads_them_back(select_run, monkeyp
     def recomputed(*args, **kwargs):
         raise AssertionError("a stored job was computed again")
 
-    monkeypatch.setattr("attnsep.selection_threshold.population_threshold", recomputed)
+    monkeypatch.setattr("attnsep.train.selection_threshold.population_threshold", recomputed)
     again = attnsep(*SELECT, "--store", str(store), "--json")
     assert again.returncode == 0, again.stderr
     assert again.json() == report
@@ -376,7 +376,7 @@ def test_frontier_select_failed_job_is_one_error_line(monkeypatch, tmp_path):
     def diverged(*args, **kwargs):
         raise RuntimeError("solver diverged")
 
-    monkeypatch.setattr("attnsep.selection_threshold.population_threshold", diverged)
+    monkeypatch.setattr("attnsep.train.selection_threshold.population_threshold", diverged)
     store = str(tmp_path / "s.sqlite")
     code, out, err = attnsep("frontier", "select", "--T", "4,8,16", "--store", store)
     assert code == 2 and out == ""

@@ -15,8 +15,9 @@ from pathlib import Path
 import attnsep
 
 PACKAGE = Path(attnsep.__file__).resolve().parent
-CORE = {"attnsep", "attnsep.validate", "attnsep.rng", "attnsep.device", "attnsep.io"}
-CORE |= {"attnsep.random_rows"}
+CORE = {"attnsep", "attnsep.core"} | {
+    f"attnsep.core.{name}" for name in ("rng", "validate", "device", "io", "random_rows")
+}
 
 
 def modules() -> dict[str, Path]:

@@ -13,8 +13,14 @@ from attnsep.embeddings import sphere_embeddings
 from attnsep.exact.parity import population_loss
 from attnsep.metrics.parity import assigned_mass, certified_error, collapsed, specialized
 from attnsep.models.query_heads import QueryHeads, initial_queries
-from attnsep.one_step import REPLICA_FIELDS, OneStepConfig, _run_batch, run_one_step, summarize
 from attnsep.tasks.parity import SparseParity
+from attnsep.train.one_step import (
+    REPLICA_FIELDS,
+    OneStepConfig,
+    _run_batch,
+    run_one_step,
+    summarize,
+)
 from attnsep.train.parity import label_correlation, population_objective
 
 FIELDS = (*REPLICA_FIELDS, "embeddings")

@@ -7,10 +7,10 @@ import pytest
 import torch
 
 from attnsep import configs
+from attnsep.core.random_rows import ROW_BLOCK, block_normals
+from attnsep.core.rng import generator
 from attnsep.embeddings import per_replica_matmul, sphere_embeddings
-from attnsep.one_step import REPLICA_FIELDS, OneStepConfig, run_one_step
-from attnsep.random_rows import ROW_BLOCK, block_normals
-from attnsep.rng import generator
+from attnsep.train.one_step import REPLICA_FIELDS, OneStepConfig, run_one_step
 
 
 @pytest.mark.parametrize("width", [1, 3, 5, 32, 33])

@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attnsep import selection_threshold as sel
 from attnsep.exact.family import best_family_loss
 from attnsep.exact.family_law import law_draw, law_losses
 from attnsep.experiments.select_common import family_loss_at
+from attnsep.train import selection_threshold as sel
 from attnsep.train.selection import SelectionTrainConfig, train
 
 PINNED = {

@@ -16,9 +16,9 @@ import pytest
 from attnsep.configs import SelectionFCNConfig, XorFCNConfig
 from attnsep.engine.store import Store
 from attnsep.exact import selection_bounds as exact_selection
-from attnsep.one_step import OneStepConfig
 from attnsep.tasks.parity import SparseParity
 from attnsep.tasks.selection import TokenSelection
+from attnsep.train.one_step import OneStepConfig
 from attnsep.train.selection import SelectionTrainConfig
 
 NAN, INF = math.nan, math.inf

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from attnsep.one_step import REPLICA_FIELDS, OneStepConfig, OneStepResult, run_one_step
+from attnsep.train.one_step import REPLICA_FIELDS, OneStepConfig, OneStepResult, run_one_step
 from cli_support import attnsep
 
 # (d, m, k, extra): XOR at the usual shapes, an empirical gradient, other attention maps,

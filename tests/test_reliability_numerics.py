@@ -16,7 +16,6 @@ import torch
 
 from attnsep import attention
 from attnsep.engine.store import Store
-from attnsep.one_step import OneStepConfig, run_one_step
 from attnsep.train.fcn import (
     Diverged,
     SelectionFCNConfig,
@@ -24,6 +23,7 @@ from attnsep.train.fcn import (
     train_selection,
     train_xor,
 )
+from attnsep.train.one_step import OneStepConfig, run_one_step
 from attnsep.train.selection import SelectionTrainConfig, train
 
 ONE_STEP_ARRAYS = (

@@ -1,4 +1,4 @@
-"""Reproducible streams (rng.py) and row-block stable random rows (random_rows.py)."""
+"""Reproducible streams (core/rng.py) and row-block stable random rows (core/random_rows.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import zlib
 import pytest
 import torch
 
+from attnsep.core.random_rows import ROW_BLOCK, gaussian_rows, sphere_rows
+from attnsep.core.rng import generator, stream_seed
 from attnsep.embeddings import sphere_embeddings
-from attnsep.random_rows import ROW_BLOCK, gaussian_rows, sphere_rows
-from attnsep.rng import generator, stream_seed
 
 
 def test_stream_seed_is_deterministic_and_63_bit() -> None:

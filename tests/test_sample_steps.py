@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from attnsep.metrics.parity import step_sign_error
-from attnsep.one_step import OneStepConfig, run_one_step
-from attnsep.sample_steps import SampleSteps
+from attnsep.train.one_step import OneStepConfig, run_one_step
+from attnsep.train.sample_steps import SampleSteps
 
 
 @pytest.mark.parametrize("gradient", ["exact-samples", "surrogate"])

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 import torch
 
-from attnsep import selection_threshold as sel
 from attnsep.exact.family import best_family_loss
 from attnsep.exact.selection import per_sequence_loss
 from attnsep.metrics import stats
 from attnsep.positional_encodings import StochasticPE
-from attnsep.search import probe_matrix, smallest_passing
 from attnsep.tasks.selection import TokenSelection
+from attnsep.train import selection_threshold as sel
+from attnsep.train.search import probe_matrix, smallest_passing
 
 T, Q, M, D = 9, 2, 6, 3
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from attnsep.metrics import stats
-from attnsep.search import probe_matrix, smallest_passing
+from attnsep.train.search import probe_matrix, smallest_passing
 
 D = 2.0 ** np.arange(6, 21)  # d = 2^6 ... 2^20, the sizes of SPEC A7.2
 

@@ -9,8 +9,8 @@ import torch
 from attnsep.exact.parity import cube
 from attnsep.metrics import stats
 from attnsep.models.query_heads import QueryHeads, initial_queries
-from attnsep.one_step import OneStepConfig, run_one_step, summarize
 from attnsep.tasks.parity import SparseParity
+from attnsep.train.one_step import OneStepConfig, run_one_step, summarize
 from attnsep.train.parity import population_weights_gradient, query_gradient
 from attnsep.train.surrogate import gradient_covariance, surrogate_noise
 

@@ -9,7 +9,7 @@ import numpy as np
 from attnsep.exact.selection_bounds import fcn_bottleneck_loss, uniform_attention_loss
 from attnsep.experiments import fcn_selection as exp
 from attnsep.metrics import stats
-from attnsep.search import Probe
+from attnsep.train.search import Probe
 
 CONFIG = exp.Config(settings=[(16, 4, 1), (24, 4, 2), (64, 2, 2)])
 

@@ -31,8 +31,8 @@ from attnsep.experiments.xor_heads import (
 from attnsep.metrics import calibration, stats
 from attnsep.metrics.alignment import own_bits, score_change, signed_ratio
 from attnsep.models.query_heads import QueryHeads
-from attnsep.one_step import OneStepConfig, run_one_step
 from attnsep.tasks.parity import SparseParity
+from attnsep.train.one_step import OneStepConfig, run_one_step
 
 CONFIG = Config()
 DS = [256, 1024, 4096]

@@ -8,10 +8,10 @@ import math
 
 import numpy as np
 
-from attnsep import selection_threshold as sel
 from attnsep.experiments import select_width
 from attnsep.metrics import calibration, stats
-from attnsep.search import smallest_passing
+from attnsep.train import selection_threshold as sel
+from attnsep.train.search import smallest_passing
 
 STANDARD = [8, 16, 32, 64, 128, 256, 512, 1024]  # the standard preset's T_values
 

@@ -8,11 +8,11 @@ import math
 
 import numpy as np
 
-from attnsep import selection_threshold as sel
 from attnsep.configs import SELECTION_TARGET
 from attnsep.experiments import select_width, separation_select
 from attnsep.metrics import calibration, stats
-from attnsep.search import smallest_passing
+from attnsep.train import selection_threshold as sel
+from attnsep.train.search import smallest_passing
 
 D = 16
 STANDARD = [8, 16, 32, 64, 128, 256]  # the standard preset's T_values

@@ -14,7 +14,7 @@ from attnsep.experiments import separation_xor
 from attnsep.experiments import xor_thresholds as xt
 from attnsep.metrics import calibration, stats
 from attnsep.models.mlp import count
-from attnsep.search import smallest_passing
+from attnsep.train.search import smallest_passing
 
 CONFIG = separation_xor.Config()
 SIZES = [64, 128, 256, 512, 1024]

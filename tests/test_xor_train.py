@@ -13,8 +13,8 @@ import torch
 from attnsep.exact.parity import cube, enumeration_loss
 from attnsep.metrics.parity import certified_error
 from attnsep.models.query_heads import head_product
-from attnsep.one_step import OneStepConfig, run_one_step
 from attnsep.train.descent import Adam, Descent
+from attnsep.train.one_step import OneStepConfig, run_one_step
 from attnsep.train.xor_train import (
     XorTrainConfig,
     cube_split,

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from .configs import EVAL_SIZE, SelectionFCNConfig, XorFCNConfig, default
-from .device import torch_threads
+from .core.device import torch_threads
+from .core.validate import int_at_least, one_of, require
 from .engine.calibration import BUDGET
 from .engine.calibration import CalibrationFailed as CalibrationFailed  # raised by plan()
 from .engine.executors import EXECUTORS
@@ -23,14 +24,13 @@ from .engine.store import DEFAULT_PATH, Store
 from .engine.sweep import run_sweep
 from .experiments import base
 from .metrics.selection import evaluate_lengths
-from .one_step import OneStepConfig, run_one_step
 from .results import ExperimentResult, FCNResult, SelectorResult, SweepResult, XorStepResult
 from .tasks.selection import TokenSelection
 from .train.fcn import train_selection
 from .train.fcn import train_xor as train_xor_fcn
+from .train.one_step import OneStepConfig, run_one_step
 from .train.selection import SelectionTrainConfig, train
 from .train.xor_train import XorTrainConfig, XorTrainResult, train_xor
-from .validate import int_at_least, one_of, require
 
 FCN_TASKS = ("xor", "select")
 
@@ -78,7 +78,7 @@ def xor_one_step(
     keep_embeddings
         Keep ``V`` (``E x d x m``) so that ``result.attention()`` can give the weights.
     **options
-        Any other field of ``attnsep.one_step.OneStepConfig``: ``eta``, ``eta_scale``,
+        Any other field of ``attnsep.train.one_step.OneStepConfig``: ``eta``, ``eta_scale``,
         ``samples`` (an empirical step on that many samples), ``support``, ``k``, ``noise``,
         ``init``, ``success_tol``, ``dtype``, ``device``, ``replica_batch``.
 
@@ -433,7 +433,7 @@ def plan_table(found) -> tuple[tuple[str, ...], list[tuple[str, ...]], list[str]
 def xor_train_figures(result: XorTrainResult, folder: str | Path) -> list[Path]:
     """The figures of a training run (``attnsep xor train --figures``) written into
     ``folder``: their paths."""
-    from .train.xor_figures import figures
+    from .report.xor_train_figures import figures
 
     return figures(result, Path(folder))
 

@@ -18,7 +18,7 @@ from typing import Literal
 import torch
 import torch.nn.functional as F
 
-from .validate import one_of
+from .core.validate import one_of
 
 AttentionMap = Callable[[torch.Tensor], torch.Tensor]
 Tails = Literal["zero", "light", "heavy"]

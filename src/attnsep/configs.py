@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .validate import distinct_indices, one_line, positive_finite, require
+from .core.validate import distinct_indices, one_line, positive_finite, require
 
 # ------------------------------------------------------------------------ shared limits
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import torch
 
-from .random_rows import ROW_BLOCK, sphere_rows
-from .validate import int_at_least, require
+from .core.random_rows import ROW_BLOCK, sphere_rows
+from .core.validate import int_at_least, require
 
 
 def sphere_embeddings(

@@ -8,9 +8,9 @@ from typing import Any
 import torch
 
 from .configs import PE_KINDS
-from .random_rows import gaussian_rows
-from .rng import generator
-from .validate import int_at_least, one_of, require
+from .core.random_rows import gaussian_rows
+from .core.rng import generator
+from .core.validate import int_at_least, one_of, require
 
 
 def _encode(rows: torch.Tensor, kind: str) -> torch.Tensor:

@@ -16,20 +16,20 @@ import numpy as np
 import torch
 
 from .configs import EVAL_SIZE, SelectionFCNConfig, XorFCNConfig
+from .core.io import save_npz
+from .core.validate import require
 from .engine.store import records_frame
 from .exact.selection_bounds import fcn_loss_floor, uniform_attention_loss
 from .experiments.base import ExperimentConfig, Record, get
-from .io import save_npz
 from .metrics.ensemble import summary as value_summary
 from .metrics.selection import LengthEval, cos_to_ground_truth
 from .metrics.stats import wilson
 from .models.mlp import count
 from .models.query_heads import QueryHeads
-from .one_step import OneStepConfig, OneStepResult, summarize
 from .positional_encodings import FixedPE
 from .train.fcn import SelectionFCNResult, XorFCNResult
+from .train.one_step import OneStepConfig, OneStepResult, summarize
 from .train.selection import SelectionTrainConfig, SelectionTrainResult
-from .validate import require
 
 if TYPE_CHECKING:
     from .configs import V1Config

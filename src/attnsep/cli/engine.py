@@ -15,9 +15,9 @@ from pathlib import Path
 import typer
 
 from ..configs import CALIBRATION_BUDGET
+from ..core.validate import int_at_least, one_of, require
 from ..engine.store import DEFAULT_PATH
 from ..experiments import catalog
-from ..validate import int_at_least, one_of, require
 from .common import console, emit_json, progress_bar, table
 from .options import lazy
 
@@ -173,8 +173,8 @@ def reproduce(
     ),
 ) -> None:
     """Rerun every claim of both papers and write the report (index.html, claims.json)."""
+    from ..core.io import writable_folder
     from ..engine.store import Store
-    from ..io import writable_folder
     from ..report.claims import planned_jobs
 
     chosen = [name for name, on in (("quick", quick), ("standard", standard), ("full", full)) if on]
@@ -393,8 +393,8 @@ def runs_export(
     store_path: Path = typer.Option(DEFAULT_PATH, "--store"),
 ) -> None:
     """All records as a table (one row per record, config columns prefixed ``config.``)."""
+    from ..core.io import writable_target
     from ..engine.records import EXPORT_FORMATS, export
-    from ..io import writable_target
 
     one_of("format", fmt, EXPORT_FORMATS)
     store = open_store(store_path)
@@ -409,8 +409,8 @@ def report(
     store_path: Path = typer.Option(DEFAULT_PATH, "--store", help="Results database."),
 ) -> None:
     """Rebuild the report of the last reproduction from the store (nothing is recomputed)."""
+    from ..core.io import writable_folder
     from ..engine.store import Store
-    from ..io import writable_folder
 
     require(
         store_path.exists(),

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from ..core.io import writable_folder
+from ..core.validate import int_at_least, require
 from ..engine.store import DEFAULT_PATH
-from ..io import writable_folder
-from ..validate import int_at_least, require
 from .common import console, emit_json, table
 from .options import int_list
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
 
 import typer
 
-from ..validate import require
+from ..core.validate import require
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

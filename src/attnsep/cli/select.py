@@ -7,8 +7,8 @@ from typing import Any
 import typer
 
 from ..configs import EVAL_SIZE, SelectionTrainConfig
-from ..io import writable_target
-from ..validate import int_at_least, require
+from ..core.io import writable_target
+from ..core.validate import int_at_least, require
 from .common import console, emit_json, print_table, table
 from .options import int_list, lazy, option
 

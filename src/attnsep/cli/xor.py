@@ -6,16 +6,16 @@ from __future__ import annotations
 import typer
 
 from ..configs import ADAM_LR, OneStepConfig, V1Config, XorTrainConfig
-from ..io import writable_folder, writable_target
-from ..validate import require
+from ..core.io import writable_folder, writable_target
+from ..core.validate import require
 from .common import emit_json, print_table, progress_bar
 from .options import int_list, lazy, option
 
-run_one_step = lazy("attnsep.one_step", "run_one_step")
-summarize = lazy("attnsep.one_step", "summarize")
+run_one_step = lazy("attnsep.train.one_step", "run_one_step")
+summarize = lazy("attnsep.train.one_step", "summarize")
 train_xor = lazy("attnsep.train.xor_train", "train_xor")
 train_v1 = lazy("attnsep.train.kparity_v1", "train_v1")
-torch_threads = lazy("attnsep.device", "torch_threads")
+torch_threads = lazy("attnsep.core.device", "torch_threads")
 
 app = typer.Typer(
     help="Sparse XOR / k-sparse parity with the query-vector attention model.", no_args_is_help=True

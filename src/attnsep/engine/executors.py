@@ -23,8 +23,8 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Any
 
+from ..core.validate import int_at_least, one_of, require
 from ..experiments import base
-from ..validate import int_at_least, one_of, require
 from .jobs import Job, environment
 
 EXECUTORS = ("inline", "process", "ray")
@@ -53,7 +53,7 @@ def execute(job: Job) -> dict[str, Any]:
     """Run one job and return its store row (``status`` ``done`` or ``failed``)."""
     started = time.time()
     try:
-        from ..device import torch_threads  # torch loads in the worker, not in the CLI
+        from ..core.device import torch_threads  # torch loads in the worker, not in the CLI
 
         exp = base.get(job.experiment)
         config = base.parse_config(exp.config_type, job.config, job.experiment)

@@ -17,8 +17,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..core.validate import require
 from ..experiments import base
-from ..validate import require
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ..validate import one_of
+from ..core.validate import one_of
 
 FIXED = ("experiment", "config_hash")
 """Columns left out of the table: the same for all of a sweep's records, or too long."""
@@ -73,7 +73,7 @@ EXPORT_FORMATS = ("csv", "parquet")
 def export(frame, target: Path, fmt: str) -> None:
     """Write the records table ``frame`` to ``target`` as CSV or Parquet, atomically (a failed
     write leaves nothing behind)."""
-    from ..io import atomic_write
+    from ..core.io import atomic_write
 
     one_of("format", fmt, EXPORT_FORMATS)
     write = frame.to_csv if fmt == "csv" else frame.to_parquet

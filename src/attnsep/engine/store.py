@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..validate import require
+from ..core.validate import require
 
 SCHEMA_VERSION = 1
 DEFAULT_PATH = Path("results") / "attnsep.sqlite"

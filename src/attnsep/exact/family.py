@@ -18,8 +18,8 @@ import numpy as np
 
 from ..configs import FAMILY_SAMPLES as SAMPLES
 from ..configs import PE_KINDS
-from ..rng import stream_seed
-from ..validate import int_at_least, one_of, require
+from ..core.rng import stream_seed
+from ..core.validate import int_at_least, one_of, require
 from . import products
 
 ALPHA_MAX = 1e3

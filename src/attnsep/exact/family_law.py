@@ -36,8 +36,8 @@ from functools import lru_cache
 import numpy as np
 
 from ..configs import FAMILY_SAMPLES as SAMPLES
-from ..rng import stream_seed
-from ..validate import int_at_least, require
+from ..core.rng import stream_seed
+from ..core.validate import int_at_least, require
 from .family import FamilyBest, minimize_alpha
 from .products import subset_loss
 

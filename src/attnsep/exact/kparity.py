@@ -23,7 +23,7 @@ from functools import cache
 
 import torch
 
-from ..validate import require
+from ..core.validate import require
 from .parity import MAX_EXACT_HEADS, RADEMACHER_CUMULANTS, even_partitions
 
 

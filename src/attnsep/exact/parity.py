@@ -26,7 +26,7 @@ from functools import cache
 import torch
 
 from ..configs import MAX_EXACT_HEADS
-from ..validate import require
+from ..core.validate import require
 
 # Joint cumulants of one Rademacher variable: kappa_{2n} = 2^{2n} (2^{2n} - 1) B_{2n} / (2n).
 RADEMACHER_CUMULANTS = {2: 1.0, 4: -2.0, 6: 16.0, 8: -272.0, 10: 7936.0, 12: -353792.0}

@@ -1,6 +1,6 @@
 """The law of the products ``p_i · v`` and the loss on them: one place for SPEC B2–B3's selector
 with the position block alone (used by :mod:`.family`, :mod:`.family_law`,
-:mod:`attnsep.selection_threshold` and :mod:`attnsep.train.selection`).
+:mod:`attnsep.train.selection_threshold` and :mod:`attnsep.train.selection`).
 
 With logits ``a_i = p_i · v`` (``v = W u_y``, ``u_y = Σ_{i∈y} p_i``; ``W = αI`` gives ``v = α
 u_y``) the encodings enter through
@@ -30,7 +30,7 @@ Recipe = Literal["beta", "ratio", "parts"]
 RECIPES: tuple[Recipe, ...] = ("beta", "ratio", "parts")
 """How a ``sphere`` coordinate is drawn (the same law): ``beta``, ``2B − 1`` with ``B ~ Beta((m −
 1)/2, (m − 1)/2)`` (:mod:`.family`); ``ratio``, ``z / sqrt(z² + 2 Γ((m − 1)/2))``
-(:mod:`attnsep.selection_threshold`); ``parts``, with the orthogonal parts and the random walk
+(:mod:`attnsep.train.selection_threshold`); ``parts``, with the orthogonal parts and the random walk
 that population steps drawn by law need (:func:`sphere_parts`, :mod:`attnsep.train.selection`,
 which also draws a direction ``normal`` right after the subset)."""
 

@@ -10,9 +10,9 @@ import math
 
 import torch
 
+from ..core.validate import require
 from ..models.selector import position_logits
 from ..tasks.selection import subset_mask
-from ..validate import require
 
 
 def depends_on_tokens(W: torch.Tensor, m_p: int) -> torch.Tensor:

@@ -11,7 +11,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from ..validate import int_at_least, require
+from ..core.validate import int_at_least, require
 
 
 def _sizes(T: int, q: int, d: int) -> None:

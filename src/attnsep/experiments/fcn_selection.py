@@ -29,7 +29,7 @@ from pydantic import Field, model_validator
 
 from ..configs import POSITION_LR_PER_DIM, SelectionFCNConfig, SelectionTrainConfig
 from ..metrics import calibration, stats
-from ..search import probe_matrix, smallest_passing
+from ..train.search import probe_matrix, smallest_passing
 from . import plotting
 from .base import Experiment, ExperimentConfig, Positive, Record, register
 

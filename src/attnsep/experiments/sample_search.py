@@ -23,7 +23,7 @@ import numpy as np
 
 from ..metrics import calibration, stats
 from ..metrics.stats import POWER
-from ..search import Probe, probe_matrix, smallest_passing
+from ..train.search import Probe, probe_matrix, smallest_passing
 from .base import Record
 
 GRID = "half-octave"

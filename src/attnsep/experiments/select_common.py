@@ -132,8 +132,8 @@ def family_loss_at(
 ) -> tuple[float, float]:
     """Mean loss and s.e. of ``W = αI`` at a given ``α`` and length ``T`` (one fresh draw of the
     family's products, stream ``(seed, "family-at", T, q, m_p)``)."""
+    from ..core.rng import stream_seed
     from ..exact.family import family_losses, family_products
-    from ..rng import stream_seed
 
     rng = np.random.default_rng(stream_seed(seed, "family-at", T, q, m_p))
     losses = family_losses(alpha, *family_products(T, q, m_p, samples, rng), d)

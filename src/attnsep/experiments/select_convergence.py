@@ -39,8 +39,8 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from ..configs import FAMILY_SAMPLES
+from ..core.validate import require
 from ..metrics import calibration, stats
-from ..validate import require
 from . import plotting
 from . import select_convergence_paper as paper_setting
 from .base import Experiment, Positive, Record, register

@@ -42,12 +42,12 @@ from pydantic import Field, model_validator
 from ..configs import SELECTION_RIVAL_MIN_ALPHA, SELECTION_TARGET
 from ..metrics import calibration, stats
 from ..metrics.stats import AFFINE_POLYLOG, LINEAR_LOG, POWER
-from ..search import probe_matrix, smallest_passing
+from ..train.search import probe_matrix, smallest_passing
 from . import plotting
 from .base import Experiment, ExperimentConfig, InputLength, Positive, Record, register
 
 if TYPE_CHECKING:
-    from .. import selection_threshold as sel
+    from ..train import selection_threshold as sel
 
 
 class WidthSearch(ExperimentConfig):
@@ -75,7 +75,7 @@ class WidthSearch(ExperimentConfig):
         return self
 
     def training(self) -> sel.Training:
-        from .. import selection_threshold as sel
+        from ..train import selection_threshold as sel
 
         stopping = sel.Stopping(max_steps=self.max_steps)
         return sel.Training(batch=self.batch, eval_size=self.eval_size, stopping=stopping)
@@ -83,7 +83,7 @@ class WidthSearch(ExperimentConfig):
     def threshold(self, T: int, q: int, d: int) -> Record:
         """One ``m_p*`` record: population gradient descent (``samples`` sequences per replica)
         or SGD trained to its stopping rule (``batch``, ``eval_size``, ``max_steps``)."""
-        from .. import selection_threshold as sel
+        from ..train import selection_threshold as sel
 
         if self.solver in ("population", "law"):
             return sel.population_threshold(
@@ -178,7 +178,7 @@ def rival_min_alpha(q: int) -> float | None:
 
 def analyse(records: list[Record]) -> dict[tuple[int, int], dict[str, Any]]:
     """Per ``(q, d)`` series: ``selection_threshold.law_series``."""
-    from .. import selection_threshold as sel
+    from ..train import selection_threshold as sel
 
     keys = sorted({(r["q"], r["d"]) for r in records})
     return {
@@ -352,7 +352,7 @@ def training_summary(records: list[Record]) -> str:
 
 def series_text(tag: str, q: int, s: dict[str, Any], decided: str | None) -> str:
     """One series' fitted polylog (all T's), the family's ``p`` and its held-out test."""
-    from .. import selection_threshold as sel
+    from ..train import selection_threshold as sel
 
     a, b, p = s["polylog"]
     text = (
@@ -468,7 +468,7 @@ def simulated_search(
     with log-spread ``spread`` and 90% quantile ``value`` (``calibration.replica_thresholds``);
     a replica passes width ``m`` when its threshold is ``<= m``; ``search.smallest_passing`` from
     2 to ``m_limit``, as the real search."""
-    from .. import selection_threshold as sel
+    from ..train import selection_threshold as sel
 
     latent = calibration.replica_thresholds(value, spread, replicas, sel.RATE, rng)
     m_star, probes = smallest_passing(lambda m: latent <= m, sel.RATE, 2, m_limit)

@@ -129,7 +129,7 @@ def fcn_growth(Ts: list[int], widths: list[int]) -> dict[str, Any]:
 def analyse(records: list[Record], config: Config) -> dict[int, dict[str, Any]]:
     """Per ``q``: ``selection_threshold.law_series`` of ``d + m_p*`` (B5.2's rival per ``q``),
     the FCN's minimum widths and their growth."""
-    from .. import selection_threshold as sel
+    from ..train import selection_threshold as sel
 
     out = {}
     for q in sorted({r["q"] for r in records}):

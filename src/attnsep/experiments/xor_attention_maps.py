@@ -164,7 +164,7 @@ def outcomes(model: QueryHeads, theta: torch.Tensor, support: torch.Tensor) -> d
 
 
 def run(config: Config) -> list[Record]:
-    from ..device import torch_threads
+    from ..core.device import torch_threads
 
     with torch_threads(1):
         return [run_map(config, name) for name in config.maps]
@@ -173,7 +173,7 @@ def run(config: Config) -> list[Record]:
 def run_map(config: Config, name: str) -> Record:
     """One map: screen the grid, run the budget at the chosen points, keep the best (docstring
     of ``Config``)."""
-    from ..device import resolve_device
+    from ..core.device import resolve_device
     from ..models.query_heads import QueryHeads, initial_queries
     from ..tasks.parity import SparseParity
     from ..train.descent import Descent

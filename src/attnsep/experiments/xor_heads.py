@@ -18,8 +18,8 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from ..configs import INITS, Init, OneStepConfig, inherit
+from ..core.validate import require
 from ..metrics import calibration, stats
-from ..validate import require
 from . import xor_heads_figures as figures
 from . import xor_one_step
 from .base import Device, Experiment, ExperimentConfig, Positive, Record, register
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     import torch
 
     from ..models.query_heads import QueryHeads
-    from ..one_step import OneStepResult
+    from ..train.one_step import OneStepResult
 
 MASS = 0.9
 """A head is on its bit when its weight there is at least this (the paper's "nearly 1.0")."""
@@ -145,7 +145,7 @@ def initial_state(
 ) -> tuple[QueryHeads, torch.Tensor, torch.Tensor]:
     """Model, ``theta`` and supports of replicas ``first .. first + count - 1``: the same draws
     as ``run_one_step`` (every replica has its own streams)."""
-    from ..device import resolve_device
+    from ..core.device import resolve_device
     from ..embeddings import sphere_embeddings
     from ..models.query_heads import QueryHeads, initial_queries
     from ..tasks.parity import SparseParity
@@ -182,7 +182,7 @@ def alignment(step: OneStepConfig, result: OneStepResult) -> tuple[np.ndarray, n
 
 
 def run(config: Config) -> list[Record]:
-    from ..one_step import run_one_step
+    from ..train.one_step import run_one_step
 
     records = []
     for series, d, m, seeds in points(config):

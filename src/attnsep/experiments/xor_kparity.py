@@ -157,7 +157,7 @@ def descend(
     import torch
 
     from ..configs import default_train_eta
-    from ..device import resolve_device, resolve_dtype
+    from ..core.device import resolve_device, resolve_dtype
     from ..metrics.parity import best_assignment, collapsed
     from ..models.query_heads import QueryHeads
     from ..train.descent import Descent
@@ -204,7 +204,7 @@ def descend(
 
 
 def run(config: Config) -> list[Record]:
-    from ..device import torch_threads
+    from ..core.device import torch_threads
 
     records = []
     with torch_threads(1):

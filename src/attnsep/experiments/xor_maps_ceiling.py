@@ -91,7 +91,7 @@ def ceilings(config: Config, name: str) -> np.ndarray:
     if len(have) < config.seeds:
         import torch
 
-        from ..device import torch_threads
+        from ..core.device import torch_threads
         from ..embeddings import sphere_embeddings
 
         V = sphere_embeddings(

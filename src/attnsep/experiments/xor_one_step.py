@@ -17,13 +17,13 @@ import numpy as np
 from pydantic import Field
 
 from ..configs import AttentionName, OneStepConfig, default, inherit
+from ..core.validate import require
 from ..metrics import calibration, stats
-from ..validate import require
 from . import plotting
 from .base import Device, Experiment, ExperimentConfig, InputLength, Positive, Record, register
 
 if TYPE_CHECKING:
-    from ..one_step import OneStepResult
+    from ..train.one_step import OneStepResult
 
 Series = Literal["fixed", "schedule"]
 SERIES: tuple[Series, ...] = ("schedule", "fixed")
@@ -121,7 +121,7 @@ def outcome_record(config: OneStepConfig, result: OneStepResult) -> Record:
 
 
 def run(config: Config) -> list[Record]:
-    from ..one_step import run_one_step
+    from ..train.one_step import run_one_step
 
     records = []
     for d in config.d_values:

@@ -21,7 +21,7 @@ from pydantic import Field
 from ..configs import OneStepConfig, inherit
 from ..metrics import calibration, stats
 from ..metrics.stats import POWER, fmt_interval
-from ..search import probe_matrix
+from ..train.search import probe_matrix
 from . import plotting, xor_samples_growth
 from .base import Device, Experiment, ExperimentConfig, InputLength, Positive, Record, register
 from .sample_search import analyse, run_records, search_record, series, simulate, stuck_share
@@ -114,7 +114,7 @@ def width_m(config: Config, width: str, d: int) -> int:
 def run(config: Config) -> list[Record]:
     """Per ``d`` and width: the population step and one search per success definition, their
     probes shared (each ``n`` stepped once)."""
-    from ..sample_steps import SampleSteps
+    from ..train.sample_steps import SampleSteps
 
     records = []
     for d in config.d_values:

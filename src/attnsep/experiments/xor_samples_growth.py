@@ -12,7 +12,7 @@ import numpy as np
 
 from ..metrics import calibration, stats
 from ..metrics.stats import FixedPower, fmt_interval
-from ..search import probe_matrix
+from ..train.search import probe_matrix
 from .base import Record
 from .sample_search import GRID, analyse, run_records, series, simulate, stuck_share
 

@@ -30,9 +30,9 @@ from ..metrics.parity import step_sign_error
 from ..metrics.stats import POWER, estimate, exponent_draws, interval, wilson
 from ..models.mlp import count
 from ..models.query_heads import QueryHeads
-from ..one_step import OneStepConfig, OneStepResult, run_one_step
-from ..search import Probe, probe_matrix, smallest_passing
 from ..train.fcn import train_xor
+from ..train.one_step import OneStepConfig, OneStepResult, run_one_step
+from ..train.search import Probe, probe_matrix, smallest_passing
 
 TARGET = 0.9
 """A size's threshold is the smallest knob whose success rate reaches this (SPEC Part D)."""

@@ -21,7 +21,7 @@ from pydantic import Field
 from ..configs import OneStepConfig
 from ..metrics import calibration, stats
 from ..metrics.stats import POLYLOG, POWER
-from ..search import Probe, probe_matrix, smallest_passing
+from ..train.search import Probe, probe_matrix, smallest_passing
 from . import plotting
 from .base import Device, Experiment, ExperimentConfig, InputLength, Record, register
 
@@ -107,7 +107,7 @@ def search_width(
 
 
 def run(config: Config) -> list[Record]:
-    from ..one_step import run_one_step
+    from ..train.one_step import run_one_step
 
     records = []
     for d in config.d_values:

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 import torch
 
-from ..rng import generator
+from ..core.rng import generator
+from ..core.validate import int_at_least, require
 from ..tasks.parity import BYTE_SIGNS
-from ..validate import int_at_least, require
 
 MAX_ASSIGNMENT_HEADS = 8
 

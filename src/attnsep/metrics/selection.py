@@ -13,11 +13,11 @@ from dataclasses import dataclass
 import torch
 
 from ..configs import EVAL_SIZE
+from ..core.validate import int_at_least
 from ..exact.selection import depends_on_tokens, mean_stderr, per_sequence_loss
 from ..models.selector import forward, ground_truth
 from ..positional_encodings import FixedPE, StochasticPE
 from ..tasks.selection import TokenSelection, sts
-from ..validate import int_at_least
 
 
 def sampled_loss(

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..validate import require
+from ..core.validate import require
 
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"

@@ -29,8 +29,8 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-from ..rng import generator
-from ..validate import int_at_least, positive_finite, require
+from ..core.rng import generator
+from ..core.validate import int_at_least, positive_finite, require
 from .query_heads import QueryHeads
 
 

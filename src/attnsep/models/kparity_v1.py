@@ -32,8 +32,8 @@ import math
 
 import torch
 
-from ..rng import generator
-from ..validate import int_at_least
+from ..core.rng import generator
+from ..core.validate import int_at_least
 
 
 def angles(n: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:

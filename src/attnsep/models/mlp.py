@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import torch
 
-from ..rng import generator
-from ..validate import int_at_least
+from ..core.rng import generator
+from ..core.validate import int_at_least
 
 
 def count(d_in: int, width: int, d_out: int = 1, depth: int = 1) -> int:

@@ -13,9 +13,9 @@ import torch
 
 from .. import attention
 from ..configs import INITS
+from ..core.rng import generator
+from ..core.validate import int_at_least, one_of, require
 from ..embeddings import StreamedEmbeddings, per_replica_matmul, sphere_embeddings
-from ..rng import generator
-from ..validate import int_at_least, one_of, require
 
 
 def simplex_vertices(heads: int) -> torch.Tensor:

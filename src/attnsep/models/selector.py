@@ -17,7 +17,7 @@ from __future__ import annotations
 import torch
 
 from ..configs import TRAINABLE
-from ..validate import one_of, require
+from ..core.validate import one_of, require
 
 
 def query(P: torch.Tensor, y: torch.Tensor) -> torch.Tensor:

@@ -10,7 +10,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from ..io import atomic_write
+from ..core.io import atomic_write
 
 BADGES = {
     "reproduced": "ok",

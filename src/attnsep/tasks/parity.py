@@ -13,8 +13,8 @@ from typing import Any
 
 import torch
 
-from ..rng import generator
-from ..validate import distinct_indices, int_at_least, probability, require
+from ..core.rng import generator
+from ..core.validate import distinct_indices, int_at_least, probability, require
 
 SAMPLE_ELEMENTS = 1 << 18
 """Samples are drawn in blocks of ``max(1, SAMPLE_ELEMENTS // d)`` rows, one stream a block."""

@@ -19,8 +19,8 @@ from typing import Any
 
 import torch
 
-from ..rng import generator
-from ..validate import int_at_least, require
+from ..core.rng import generator
+from ..core.validate import int_at_least, require
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,9 @@ import numpy as np
 import torch
 
 from ..configs import V1Config
+from ..core.validate import require
 from ..models import kparity_v1 as v1
 from ..tasks.parity import SparseParity
-from ..validate import require
 from .descent import Adam, Descent
 from .xor_train import cube_split, first_reached
 

@@ -13,10 +13,10 @@ from collections.abc import Callable
 import torch
 
 from .. import attention
+from ..core.validate import int_at_least, require
 from ..exact.parity import population_loss
 from ..models.query_heads import QueryHeads
 from ..tasks.parity import SparseParity
-from ..validate import int_at_least, require
 
 Objective = Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
 

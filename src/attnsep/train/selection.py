@@ -46,11 +46,11 @@ import numpy as np
 import torch
 
 from ..configs import SelectionTrainConfig
+from ..core.rng import stream_seed
 from ..exact import products
 from ..exact.selection import per_sequence_loss
 from ..models.selector import forward, trainable_mask
 from ..positional_encodings import FixedPE, StochasticPE, encodings_for
-from ..rng import stream_seed
 from ..tasks.selection import TokenSelection, sts
 
 

@@ -32,11 +32,11 @@ from functools import cache
 import torch
 
 from .. import attention
+from ..core.rng import generator
+from ..core.validate import int_at_least, require
 from ..exact.parity import RADEMACHER_CUMULANTS, even_partitions
 from ..models.query_heads import QueryHeads
-from ..rng import generator
 from ..tasks.parity import SparseParity
-from ..validate import int_at_least, require
 from .parity import label_correlation
 
 

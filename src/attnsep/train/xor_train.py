@@ -31,16 +31,16 @@ import torch
 
 from .. import attention
 from ..configs import XorTrainConfig
-from ..device import resolve_device, resolve_dtype
+from ..core.device import resolve_device, resolve_dtype
+from ..core.io import save_npz
+from ..core.rng import generator, stream_seed
+from ..core.validate import require
 from ..exact import kparity, parity
-from ..io import save_npz
 from ..metrics import stats
 from ..metrics.ensemble import summary as value_summary
 from ..metrics.parity import best_assignment, collapsed, specialized, support_mass
 from ..models.query_heads import QueryHeads, head_product, initial_queries
-from ..rng import generator, stream_seed
 from ..tasks.parity import SparseParity
-from ..validate import require
 from .descent import Adam, Descent
 from .parity import autograd_weights_gradient, label_correlation, query_gradient
 

@@ -18,9 +18,9 @@ from typing import Generic, TypeVar
 import torch
 
 from ...configs import FCNConfig
-from ...device import resolve_device, resolve_dtype
+from ...core.device import resolve_device, resolve_dtype
+from ...core.rng import generator
 from ...models.mlp import MLP
-from ...rng import generator
 
 CHECK_EVERY = 50
 """Steps between two early-stopping checks."""

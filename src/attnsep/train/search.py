@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .metrics.stats import wilson
-from .validate import int_at_least, require
+from ..core.validate import int_at_least, require
+from ..metrics.stats import wilson
 
 
 @dataclass(frozen=True)

@@ -12,26 +12,26 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 import torch
 
-from . import attention
-from .configs import OneStepConfig
-from .device import resolve_device, resolve_dtype
-from .embeddings import StreamedEmbeddings, sphere_embeddings
-from .exact.parity import population_loss
-from .io import save_npz
-from .metrics import stats
-from .metrics.ensemble import summary
-from .metrics.parity import assigned_mass, best_assignment, collapsed, specialized
-from .models.query_heads import QueryHeads, initial_queries
-from .tasks.parity import SparseParity
-from .train.parity import (
+from .. import attention
+from ..configs import OneStepConfig
+from ..core.device import resolve_device, resolve_dtype
+from ..core.io import save_npz
+from ..core.validate import require
+from ..embeddings import StreamedEmbeddings, sphere_embeddings
+from ..exact.parity import population_loss
+from ..metrics import stats
+from ..metrics.ensemble import summary
+from ..metrics.parity import assigned_mass, best_assignment, collapsed, specialized
+from ..models.query_heads import QueryHeads, initial_queries
+from ..tasks.parity import SparseParity
+from .parity import (
     apply_step,
     empirical_weights_gradient,
     label_correlation,
     population_weights_gradient,
     query_gradient,
 )
-from .train.surrogate import surrogate_query_gradient
-from .validate import require
+from .surrogate import surrogate_query_gradient
 
 
 @dataclass

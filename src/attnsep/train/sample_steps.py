@@ -16,19 +16,19 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .configs import OneStepConfig
-from .metrics.parity import best_assignment, step_sign_error
-from .models.query_heads import QueryHeads
+from ..configs import OneStepConfig
+from ..core.validate import int_at_least, require
+from ..metrics.parity import best_assignment, step_sign_error
+from ..models.query_heads import QueryHeads
+from ..tasks.parity import SparseParity
 from .one_step import prepare_replicas
-from .tasks.parity import SparseParity
-from .train.parity import (
+from .parity import (
     apply_step,
     empirical_weights_gradient,
     population_weights_gradient,
     query_gradient,
 )
-from .train.surrogate import gradient_covariance, surrogate_noise
-from .validate import int_at_least, require
+from .surrogate import gradient_covariance, surrogate_noise
 
 
 @dataclass

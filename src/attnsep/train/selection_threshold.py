@@ -45,18 +45,18 @@ from typing import Any
 import numpy as np
 import torch
 
-from .configs import PE_KINDS, POSITION_LR_PER_DIM
-from .configs import SELECTION_RIVAL_MIN_ALPHA as RIVAL_MIN_ALPHA
-from .configs import SELECTION_TARGET as TARGET
-from .exact import products
-from .exact.family import FamilyBest, best_family_loss
-from .exact.family_law import best_law_loss
-from .exact.selection_bounds import uniform_attention_loss
-from .metrics import stats
-from .metrics.stats import LINEAR_LOG, POWER
-from .rng import stream_seed
+from ..configs import PE_KINDS, POSITION_LR_PER_DIM
+from ..configs import SELECTION_RIVAL_MIN_ALPHA as RIVAL_MIN_ALPHA
+from ..configs import SELECTION_TARGET as TARGET
+from ..core.rng import stream_seed
+from ..core.validate import int_at_least, one_of, positive_finite, require
+from ..exact import products
+from ..exact.family import FamilyBest, best_family_loss
+from ..exact.family_law import best_law_loss
+from ..exact.selection_bounds import uniform_attention_loss
+from ..metrics import stats
+from ..metrics.stats import LINEAR_LOG, POWER
 from .search import Probe, probe_matrix, smallest_passing
-from .validate import int_at_least, one_of, positive_finite, require
 
 RATE = 0.9
 """``m_p*``: the smallest width whose success rate over the replicas reaches this."""

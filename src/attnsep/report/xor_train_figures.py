@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .xor_train import XorTrainResult
+from ..train.xor_train import XorTrainResult
 
 LOSS_FLOOR = 1e-16
 """Losses below this (softmax reaches 0 in float64) are drawn at it on the log axis."""

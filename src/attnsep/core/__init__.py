@@ -1,0 +1,1 @@
+"""The core: named random streams, validation, devices, atomic files, random rows."""
