@@ -38,6 +38,7 @@ docs: install
 lint: install
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/ruff format --check src tests bench
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) results build *.egg-info src/*.egg-info
