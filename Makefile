@@ -44,6 +44,7 @@ docs-serve: install
 lint: install
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/ruff format --check src tests bench
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) results build *.egg-info src/*.egg-info

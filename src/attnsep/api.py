@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from .configs import EVAL_SIZE, SelectionFCNConfig, XorFCNConfig, default
 from .core.device import torch_threads
 from .core.validate import int_at_least, one_of, require
@@ -35,7 +37,7 @@ from .train.xor_train import XorTrainConfig, XorTrainResult, train_xor
 FCN_TASKS = ("xor", "select")
 
 
-def _config(config_type: type, named: dict[str, Any], options: dict[str, Any]) -> Any:
+def _config(config_type: type[BaseModel], named: dict[str, Any], options: dict[str, Any]) -> Any:
     """``config_type(**named, **options)``; an unknown or repeated field is a one-line
     ``ValueError``."""
     allowed = sorted(config_type.model_fields)

@@ -395,6 +395,11 @@ class FCNConfig(LibraryConfig):
     dtype: DType = Field("float64", description="Floating-point precision.")
     device: Device = Field("cpu", description="Where to compute (auto: CUDA when available).")
 
+    @property
+    def rate(self) -> float:
+        """The learning rate used; each task's config says how it is chosen."""
+        raise NotImplementedError
+
 
 class XorFCNConfig(FCNConfig):
     """A two-layer ReLU net (``depth`` hidden layers) on k-sparse parity (SPEC A1, A7.6)."""

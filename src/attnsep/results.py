@@ -32,6 +32,8 @@ from .train.one_step import OneStepConfig, OneStepResult, summarize
 from .train.selection import SelectionTrainConfig, SelectionTrainResult
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from .configs import V1Config
     from .train.kparity_v1 import V1Result
 
@@ -72,7 +74,7 @@ class XorStepResult:
             out[key] = _mean_median(out[key])
         return out
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per replica: support, losses, certified error, success, specialization,
         collapse and ``mass_h{h}`` (head ``h``'s weight on its assigned support bit)."""
         import pandas as pd
@@ -140,21 +142,21 @@ def length_record(row: LengthEval, T: int, q: int) -> dict[str, Any]:
     sampled and the exact-over-tokens loss with their standard errors, uniform attention's
     loss, and the per-replica values; ``exact_*`` is ``None`` when the exact form does not
     apply (content block of ``W`` nonzero)."""
-    exact = row.exact is not None
+    exact, exact_stderr = row.exact, row.exact_stderr  # both or neither
     return {
         "T": row.length,
         "in_distribution": row.length == T,
         "loss": float(row.loss.mean()),
         "loss_per_coord": float(row.loss_per_coord.mean()),
         "stderr": _replica_mean_stderr(row.stderr),
-        "exact_loss": float(row.exact.mean()) if exact else None,
-        "exact_stderr": _replica_mean_stderr(row.exact_stderr) if exact else None,
+        "exact_loss": None if exact is None else float(exact.mean()),
+        "exact_stderr": None if exact_stderr is None else _replica_mean_stderr(exact_stderr),
         "uniform_attention_loss": float(uniform_attention_loss(row.length, q, row.d)),
         "per_replica": {
             "loss": row.loss.tolist(),
             "stderr": row.stderr.tolist(),
-            "exact_loss": row.exact.tolist() if exact else None,
-            "exact_stderr": row.exact_stderr.tolist() if exact else None,
+            "exact_loss": None if exact is None else exact.tolist(),
+            "exact_stderr": None if exact_stderr is None else exact_stderr.tolist(),
         },
     }
 
@@ -220,7 +222,8 @@ class SelectorResult:
             "eval_stderr": torch.stack([row.stderr for row in rows], dim=1).numpy(),
         }
         if self.exact_over_tokens:
-            arrays["eval_exact"] = torch.stack([row.exact for row in rows], dim=1).numpy()
+            exact = [row.exact for row in rows if row.exact is not None]  # every row's
+            arrays["eval_exact"] = torch.stack(exact, dim=1).numpy()
         if isinstance(self.raw.encodings, FixedPE):
             arrays["P"] = self.raw.encodings.table.numpy()
         save_npz(path, **arrays)
@@ -267,7 +270,7 @@ class SelectorResult:
             "seconds": self.seconds,
         }
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per replica and evaluation length ``T_eval``: the sampled loss and its
         standard error, the loss exact over the tokens (``NaN`` when the content block of ``W``
         is nonzero) and uniform attention's loss."""
@@ -371,9 +374,9 @@ class FCNResult:
     def report(self) -> dict[str, Any]:
         """The JSON object of ``attnsep fcn xor`` / ``attnsep fcn select`` (per-replica values
         included)."""
-        if self.task == "xor":
-            return fcn_xor_report(self.config, self.raw)
-        return fcn_selection_report(self.config, self.raw)
+        if isinstance(self.raw, XorFCNResult):  # task "xor"
+            return fcn_xor_report(self.raw.config, self.raw)
+        return fcn_selection_report(self.raw.config, self.raw)
 
     def summary(self) -> dict[str, Any]:
         """[`report`][attnsep.results.FCNResult.report] without the per-replica lists."""
@@ -384,13 +387,13 @@ class FCNResult:
                 out[key] = _mean_median(value)
         return out
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per replica: XOR: support, test sign error and loss, steps run, success;
         selection: evaluation loss and its standard error, training loss, the FCN floor."""
         import pandas as pd
 
         r = self.raw
-        if self.task == "xor":
+        if isinstance(r, XorFCNResult):  # task "xor"
             columns: dict[str, Any] = {"replica": np.arange(r.test_error.shape[0])}
             for a in range(r.support.shape[1]):
                 columns[f"support_{a}"] = r.support[:, a].numpy()
@@ -401,7 +404,7 @@ class FCNResult:
                 success=r.success.numpy(),
             )
             return pd.DataFrame(columns)
-        c = self.config
+        c = r.config
         return pd.DataFrame(
             {
                 "replica": np.arange(r.loss.shape[0]),
@@ -471,7 +474,7 @@ class ExperimentResult:
             **_engine_counts(self),
         }
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per record, config flattened: the table ``attnsep runs export`` writes."""
         return records_frame(self.rows)
 
@@ -508,6 +511,6 @@ class SweepResult:
             **_engine_counts(self),
         }
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per record of the sweep's jobs, config flattened (as ``load_runs``)."""
         return records_frame(self.rows)

@@ -12,7 +12,7 @@ import sys
 from functools import cache
 from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -46,7 +46,9 @@ def written_help(name: str) -> str | None:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             if any(getattr(target, "id", None) == attribute for target in node.targets):
                 text = next((k.value for k in node.value.keywords if k.arg == "help"), None)
-                return text.value if isinstance(getattr(text, "value", None), str) else None
+                if isinstance(text, ast.Constant) and isinstance(text.value, str):
+                    return text.value
+                return None
     return None
 
 
@@ -57,7 +59,7 @@ def load(name: str) -> Any:
     parent = typer.Typer(add_completion=False)
     if isinstance(target, typer.Typer):
         parent.add_typer(target, name=name)
-        return typer.main.get_command(parent).commands[name]  # type: ignore[attr-defined]
+        return cast(TyperGroup, typer.main.get_command(parent)).commands[name]
     parent.command(name)(target)
     return typer.main.get_command(parent)
 

@@ -8,7 +8,10 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
 
 
 def emit_json(obj: dict[str, Any]) -> None:
@@ -24,13 +27,15 @@ def console(stderr: bool = False) -> Any:
     return Console(stderr=stderr, markup=False)
 
 
-def table(title: str, columns: Iterable[str], justify: str = "left", **options: Any) -> Any:
+def table(
+    title: str, columns: Iterable[str], justify: JustifyMethod = "left", **options: Any
+) -> Any:
     """A rich table with these columns (each justified ``justify``), to fill with ``add_row``."""
     from rich.table import Table
 
     made = Table(title=title, **options)
     for column in columns:
-        made.add_column(column, justify=justify)  # type: ignore[arg-type]
+        made.add_column(column, justify=justify)
     return made
 
 

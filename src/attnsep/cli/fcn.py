@@ -6,7 +6,7 @@ import typer
 
 from ..configs import SelectionFCNConfig, XorFCNConfig
 from .common import emit_json, print_table
-from .options import lazy, option
+from .options import choices, lazy, option
 
 train_xor = lazy("attnsep.train.fcn", "train_xor")
 train_selection = lazy("attnsep.train.fcn", "train_selection")
@@ -39,9 +39,8 @@ def xor(
         steps=steps,
         batch=batch,
         lr=lr,
-        optimizer=optimizer,
-        loss=loss,
         seed=seed,
+        **choices(optimizer=optimizer, loss=loss),
     )
     out = fcn_xor_report(cfg, train_xor(cfg))
     if as_json:

@@ -4,7 +4,7 @@ Part C), through the ``separation-xor`` and ``separation-select`` experiments an
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import typer
 
@@ -122,7 +122,7 @@ def select(
         "solver": solver,
     }
     ran = run_stored("separation-select", config, store)
-    result = separation_select.summary(ran.records, ran.config)
+    result = separation_select.summary(ran.records, cast(separation_select.Config, ran.config))
     if as_json:
         emit_json(result)
     else:

@@ -34,6 +34,11 @@ def option(
     return typer.Option(default, flag or "--" + name.replace("_", "-"), help=text)
 
 
+def choices(**given: str) -> dict[str, Any]:
+    """String options as given, for a config to check against its fields' allowed values."""
+    return given
+
+
 def lazy(module: str, name: str) -> Callable[..., Any]:
     """``module.name``, imported at its first call (``module`` is absolute)."""
 

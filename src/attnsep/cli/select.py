@@ -91,7 +91,7 @@ def train_command(
     A fixed PE is drawn once for positions 1..max(T, eval lengths): positions beyond T get
     encodings that training never saw, which is why fixed PE fails out of distribution.
     """
-    fields = {
+    fields: dict[str, Any] = {
         "d": d,
         "pe": pe,
         "pe_kind": pe_kind,

@@ -9,7 +9,7 @@ from ..configs import ADAM_LR, OneStepConfig, V1Config, XorTrainConfig
 from ..core.io import writable_folder, writable_target
 from ..core.validate import require
 from .common import emit_json, print_table, progress_bar
-from .options import int_list, lazy, option
+from .options import choices, int_list, lazy, option
 
 run_one_step = lazy("attnsep.train.one_step", "run_one_step")
 summarize = lazy("attnsep.train.one_step", "summarize")
@@ -126,18 +126,16 @@ def one_step(
         m=m,
         seeds=seeds,
         seed=seed,
-        attention=attention_map,
         eta=parse_eta(eta),
         eta_scale=eta_scale,
         samples=parse_samples(samples),
-        gradient=gradient,
         support=parse_support(support),
         k=k,
         noise=noise,
-        init=init,
         success_tol=success_tol,
-        dtype=dtype,
-        device=device,
+        **choices(
+            attention=attention_map, gradient=gradient, init=init, dtype=dtype, device=device
+        ),
     )
     if save is not None:
         writable_target(save, ".npz")
@@ -236,20 +234,22 @@ def train(
         seeds=seeds,
         seed=seed,
         steps=steps,
-        attention=attention_map,
-        gradient=gradient,
         samples=samples,
         cube_fraction=cube_fraction,
         batch=batch,
-        optimizer=optimizer,
         eta=parse_eta(eta),
         eta_scale=eta_scale,
-        init=init,
         noise=noise,
         success_tol=success_tol,
         stop_at_success=stop_at_success,
-        dtype=dtype,
-        device=device,
+        **choices(
+            attention=attention_map,
+            gradient=gradient,
+            optimizer=optimizer,
+            init=init,
+            dtype=dtype,
+            device=device,
+        ),
     )
     if save is not None:
         writable_target(save, ".npz")

@@ -11,7 +11,7 @@ from typing import IO, TYPE_CHECKING
 from .validate import require
 
 if TYPE_CHECKING:
-    import numpy as np
+    import numpy.typing as npt
 
 
 def writable_folder(path: str | os.PathLike[str]) -> Path:
@@ -43,7 +43,7 @@ def writable_target(path: str | os.PathLike[str], suffix: str) -> Path:
     return target
 
 
-def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], None]) -> Path:
+def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], object]) -> Path:
     """Call ``write(handle)`` on a temporary file beside ``path``, then rename it to ``path``."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -58,8 +58,12 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], None
     return target
 
 
-def save_npz(path: str | os.PathLike[str], **arrays: np.ndarray) -> Path:
+def save_npz(path: str | os.PathLike[str], **arrays: npt.ArrayLike) -> Path:
     """Write ``arrays`` to an ``.npz`` file atomically."""
     import numpy as np
 
-    return atomic_write(writable_target(path, ".npz"), lambda handle: np.savez(handle, **arrays))
+    def write(handle: IO[bytes]) -> None:
+        # numpy's stub: a keyword could be ``allow_pickle``, which takes a bool
+        np.savez(handle, **arrays)  # type: ignore[arg-type]
+
+    return atomic_write(writable_target(path, ".npz"), write)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import types
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any, Literal, TypeGuard, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
@@ -22,31 +22,34 @@ def require(condition: bool, message: str) -> None:
         raise ValueError(message)
 
 
+def _real(value: object) -> TypeGuard[int | float]:
+    """Whether ``value`` is an int or a float (bools are refused)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def int_at_least(name: str, value: object, low: int) -> int:
     """``value`` as an int ``>= low`` (bools and non-integral floats are refused)."""
-    ok = isinstance(value, int) and not isinstance(value, bool) and value >= low
-    require(ok, f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)  # type: ignore[arg-type]
+    if isinstance(value, int) and not isinstance(value, bool) and value >= low:
+        return int(value)
+    raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
 
 
 def positive_finite(name: str, value: object) -> float:
     """``value`` as a finite float ``> 0``."""
-    ok = isinstance(value, int | float) and not isinstance(value, bool)
-    ok = ok and math.isfinite(float(value)) and float(value) > 0  # type: ignore[arg-type]
-    require(ok, f"{name} must be a finite number > 0, got {value!r}")
-    return float(value)  # type: ignore[arg-type]
+    if _real(value) and math.isfinite(float(value)) and float(value) > 0:
+        return float(value)
+    raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
 
 
 def probability(name: str, value: object, *, below_half: bool = False) -> float:
     """``value`` as a float in ``[0, 1]`` (``[0, 0.5)`` with ``below_half``)."""
-    ok = isinstance(value, int | float) and not isinstance(value, bool)
     high = 0.5 if below_half else 1.0
-    ok = (
-        ok and 0.0 <= float(value) and (float(value) < high if below_half else float(value) <= high)
-    )  # type: ignore[arg-type]
+    if _real(value):
+        x = float(value)
+        if 0.0 <= x and (x < high if below_half else x <= high):
+            return x
     allowed = "[0, 0.5)" if below_half else "[0, 1]"
-    require(ok, f"{name} must be in {allowed}, got {value!r}")
-    return float(value)  # type: ignore[arg-type]
+    raise ValueError(f"{name} must be in {allowed}, got {value!r}")
 
 
 def one_of(name: str, value: object, allowed: Sequence[str]) -> str:
@@ -57,7 +60,7 @@ def one_of(name: str, value: object, allowed: Sequence[str]) -> str:
 
 def distinct_indices(name: str, values: Sequence[int], size: int, count: int) -> list[int]:
     """``count`` distinct integers in ``[0, size)``."""
-    items = list(values) if isinstance(values, list | tuple) else [values]
+    items: list[Any] = list(values) if isinstance(values, list | tuple) else [values]
     ok = len(items) == count and all(
         isinstance(v, int) and not isinstance(v, bool) and 0 <= v < size for v in items
     )

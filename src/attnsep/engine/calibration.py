@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 from ..configs import CALIBRATION_BUDGET
 
 if TYPE_CHECKING:
+    from multiprocessing.process import BaseProcess
+
     from .jobs import Job
 
 STORED, STORE, TIMED, CAPPED, GUESSED, FAILED, UNKNOWN = (
@@ -96,7 +98,7 @@ class Timer:
     seen (spawn to experiments loaded); ``errors``: the first failure of each experiment."""
 
     def __init__(self) -> None:
-        self.child = None
+        self.child: BaseProcess | None = None
         self.startup = 0.0
         self.errors: dict[str, str] = {}
         self.failed = False  # the last job failed
@@ -169,7 +171,9 @@ def calibrate_experiment(
     """Costs of one experiment's ``jobs`` (in their order), timed smallest config first while
     under ``budget`` seconds and until one is capped; after a failed job the rest are unknown."""
     costs: dict[str, JobCost] = {}
-    spent, largest, one_off = 0.0, None, 0.0
+    spent, one_off = 0.0, 0.0
+    largest: JobCost | None = None
+    most = 0.0  # the seconds of ``largest``
     for job in sorted(jobs, key=lambda j: size(j.config)):
         if any(c.source == FAILED for c in costs.values()):
             costs[job.key] = JobCost(job, UNKNOWN, None)
@@ -185,9 +189,11 @@ def calibrate_experiment(
             source = CAPPED if seconds is None else FAILED if timer.failed else TIMED
             cost = JobCost(job, source, cap if seconds is None else seconds)
         costs[job.key] = cost
-        spent += cost.seconds
-        if largest is None or cost.seconds >= largest.seconds:
-            largest = cost
+        seconds = cost.seconds
+        assert seconds is not None  # a job that ran: timed, failed or capped (at the cap)
+        spent += seconds
+        if largest is None or seconds >= most:
+            largest, most = cost, seconds
     out = [costs[j.key] for j in jobs]
     for i, cost in enumerate(out[:workers]):  # each worker's first job of this experiment
         if cost.seconds is not None:

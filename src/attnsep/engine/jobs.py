@@ -121,8 +121,8 @@ def expand_grid(
         )
     keys = sorted(grid)
     configs = []
-    for values in itertools.product(*(grid[k] for k in keys)):
-        configs.append(exp.config(preset, **fixed, **dict(zip(keys, values, strict=True))))
+    for point in itertools.product(*(grid[k] for k in keys)):
+        configs.append(exp.config(preset, **fixed, **dict(zip(keys, point, strict=True))))
     return configs
 
 

@@ -122,7 +122,8 @@ class ExperimentPlan:
     @property
     def stored_cpu(self) -> float:
         """CPU seconds the stored jobs took when they ran."""
-        return float(sum(c.seconds for c in self.costs if c.source == STORED))
+        stored = [c.seconds for c in self.costs if c.source == STORED]
+        return float(sum(s for s in stored if s is not None))
 
     @property
     def rough(self) -> bool:
@@ -151,8 +152,9 @@ class Plan:
 
     @property
     def wall(self) -> float | None:
-        seconds = [c.seconds for c in self.to_run]
-        if None in seconds:
+        to_run = self.to_run
+        seconds = [c.seconds for c in to_run if c.seconds is not None]
+        if len(seconds) < len(to_run):
             return None
         startup = self.startup if seconds and self.startup is not None else 0.0
         return startup + list_schedule(seconds, self.workers)
@@ -196,7 +198,8 @@ class Plan:
 
 def total(seconds: Iterable[float | None]) -> float | None:
     values = list(seconds)
-    return None if None in values else float(sum(values))
+    known = [v for v in values if v is not None]
+    return None if len(known) < len(values) else float(sum(known))
 
 
 def list_schedule(seconds: list[float], workers: int) -> float:
@@ -294,13 +297,17 @@ def scale_rough(untimed: dict[str, list[Job]], calibrated: dict[str, JobCost]) -
     out = {}
     for name, jobs in untimed.items():
         timed = [calibrated[j.key] for j in jobs if calibrated[j.key].source == TIMED]
-        model = cost_model.fit_configs(name, [(c.job.config, c.seconds) for c in timed])
+        model = cost_model.fit_configs(
+            name, [(c.job.config, c.seconds) for c in timed if c.seconds is not None]
+        )
         for job in jobs:
             cost = calibrated[job.key]
             scaled = cost_model.estimate(model, name, job.config)
             if cost.source in ROUGH and scaled is not None:
-                seconds = max(scaled, cost.seconds) if cost.source == CAPPED else scaled
-                out[job.key] = JobCost(job, MODEL, seconds)
+                if cost.source == CAPPED:
+                    assert cost.seconds is not None  # a capped job ran to its cap
+                    scaled = max(scaled, cost.seconds)
+                out[job.key] = JobCost(job, MODEL, scaled)
     return out
 
 
@@ -331,7 +338,7 @@ HEADER = ("experiment", "jobs", "stored", "to run", "CPU to run", "from (jobs)")
 
 def table_rows(plan: Plan) -> list[tuple[str, ...]]:
     """The plan as rows under ``HEADER``, the last one the total."""
-    rows = [
+    rows: list[tuple[str, ...]] = [
         (
             e.name,
             str(len(e.costs)),

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 import numpy as np
 import torch
@@ -35,7 +35,8 @@ that population steps drawn by law need (:func:`sphere_parts`, :mod:`attnsep.tra
 which also draws a direction ``normal`` right after the subset)."""
 
 
-Array = np.ndarray | torch.Tensor
+Array = TypeVar("Array", np.ndarray, torch.Tensor)
+"""numpy or torch: a function of arrays returns the kind it is given."""
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,9 @@ def draw(
 def stack(draws: list[Draw]) -> Draw:
     """The draws of several replicas stacked on a new first axis."""
     fields = zip(*(vars(d).values() for d in draws), strict=True)
-    return Draw(*(None if arrays[0] is None else np.stack(arrays) for arrays in fields))
+    on_y, t, *rest = (None if arrays[0] is None else np.stack(arrays) for arrays in fields)
+    assert on_y is not None and t is not None  # every draw has its subset and coordinates
+    return Draw(on_y, t, *rest)
 
 
 def products(on_y: Array, t: Array, v: Array) -> tuple[Array, Array]:

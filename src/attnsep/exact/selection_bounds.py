@@ -60,9 +60,10 @@ def fcn_loss_floor(T: int, q: int, d: int | None = None, width: int | None = Non
     unit = Fraction(T - q, q * T * (T - 1)) if T > 1 else Fraction(0)
     if width is None:
         return unit
-    require(d is not None, "the width form of the FCN floor needs d as well as width")
+    if d is None:
+        raise ValueError("the width form of the FCN floor needs d as well as width")
     int_at_least("width", width, 0)
-    return max(T * d - width, 0) * unit  # type: ignore[operator]
+    return max(T * d - width, 0) * unit
 
 
 def fcn_bottleneck_loss(T: int, q: int, d: int, width: int) -> Fraction:

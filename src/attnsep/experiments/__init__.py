@@ -7,6 +7,7 @@ import ast
 import re
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from .modules import MODULES, load_all
 
@@ -32,7 +33,9 @@ def declared(module: str) -> dict[str, str] | None:
         for node in ast.walk(statement.value)
         if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Experiment"
     ]
-    values = {k.arg: getattr(k.value, "value", None) for k in calls[0].keywords} if calls else {}
+    values: dict[str | None, Any] = (
+        {k.arg: getattr(k.value, "value", None) for k in calls[0].keywords} if calls else {}
+    )
     return (
         {f: values[f] for f in FIELDS}
         if all(isinstance(values.get(f), str) for f in FIELDS)
@@ -46,8 +49,9 @@ def catalog() -> tuple[dict[str, str], ...]:
     sources (:func:`declared`), so that listing them loads neither numpy nor torch; from the
     registry itself when a source does not write them out."""
     found = tuple(declared(module) for module in MODULES)
-    if all(found):
-        return found  # type: ignore[return-value]
+    known = tuple(entry for entry in found if entry)
+    if len(known) == len(found):
+        return known
     from .base import REGISTRY
 
     load_all()

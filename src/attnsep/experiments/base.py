@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -50,9 +50,10 @@ class SubsetConfig(ExperimentConfig):
         return self
 
 
-def parse_config(
-    config_type: type[ExperimentConfig], data: dict[str, Any], where: str
-) -> ExperimentConfig:
+C = TypeVar("C", bound=ExperimentConfig)
+
+
+def parse_config(config_type: type[C], data: dict[str, Any], where: str) -> C:
     """Validate ``data`` into ``config_type``; a failure becomes a one-line ``ValueError``."""
     try:
         return config_type.model_validate(data)
@@ -64,14 +65,14 @@ def parse_config(
 
 
 @dataclass(frozen=True)
-class Experiment:
+class Experiment(Generic[C]):
     """One claim of the papers, made runnable."""
 
     name: str
     claim: str  # SPEC section, e.g. "A7.1"
     title: str
     paper: str  # the paper's statement, in words
-    config_type: type[ExperimentConfig]
+    config_type: type[C]
     run: Callable[[Any], list[Record]]
     figure: Callable[[list[Record], Any, Path], list[Path]]
     verdict: Callable[[list[Record], Any], dict[str, Any]]
@@ -87,7 +88,7 @@ class Experiment:
     """Master seeds whose runs were seen before the criterion was written (exploratory runs);
     a run on any other seed is confirmatory (SPEC Part E)."""
 
-    def config(self, preset: str = "quick", **overrides: Any) -> ExperimentConfig:
+    def config(self, preset: str = "quick", **overrides: Any) -> C:
         """The preset's config with ``overrides`` applied; a claim without a ``standard`` preset
         runs its ``quick`` sizes there."""
         fallback = self.presets.get("quick", {}) if preset == "standard" else {}
@@ -149,15 +150,15 @@ PRESETS = ("quick", "standard", "full")
 """``quick``: minutes, may say inconclusive; ``standard``: the sizes that separate the laws
 (about an hour on 2 cores, SPEC Part D); ``full``: paper scale, for a GPU or a cluster."""
 
-REGISTRY: dict[str, Experiment] = {}
+REGISTRY: dict[str, Experiment[Any]] = {}
 
 
-def register(experiment: Experiment) -> Experiment:
+def register(experiment: Experiment[C]) -> Experiment[C]:
     REGISTRY[experiment.name] = experiment
     return experiment
 
 
-def get(name: str) -> Experiment:
+def get(name: str) -> Experiment[Any]:
     from .modules import load_all
 
     load_all()

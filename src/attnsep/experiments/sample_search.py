@@ -16,14 +16,14 @@ A run's record per ``d`` and width holds one search per success definition (``OU
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import numpy as np
 
 from ..metrics import calibration, stats
 from ..metrics.stats import POWER
-from ..train.search import Probe, probe_matrix, smallest_passing
+from ..train.search import Outcomes, Probe, probe_matrix, smallest_passing
 from .base import Record
 
 GRID = "half-octave"
@@ -36,11 +36,16 @@ cube) and test accuracy on fresh inputs."""
 class SearchConfig(Protocol):
     """What a search reads from an experiment's config."""
 
-    target: float
-    n_start_per_d: float
-    seed: int
-    seeds: int
-    d_values: list[int]
+    @property
+    def target(self) -> float: ...
+    @property
+    def n_start_per_d(self) -> float: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def seeds(self) -> int: ...
+    @property
+    def d_values(self) -> list[int]: ...
 
     def n_limit(self, d: int) -> int:
         """The largest ``n`` searched at ``d`` (``n_max``)."""
@@ -64,12 +69,12 @@ def search_range(d: int, config: SearchConfig) -> tuple[int, int, int]:
 
 
 def search_samples(
-    evaluate: Callable[[int], Sequence[bool]],
+    evaluate: Callable[[int], Outcomes],
     goal: float,
     k_start: int,
     k_limit: int,
     k_guard: int | None = None,
-    reference: Sequence[bool] | None = None,
+    reference: Outcomes | None = None,
 ) -> tuple[int | None, list[Probe]]:
     """``search.smallest_passing`` on the offset ``i = k - k_start + 1`` (the offset doubles, so
     ``n`` grows by half an octave, one, two, four... octaves, then bisection on ``k``), probes
@@ -81,7 +86,7 @@ def search_samples(
     that such a resample still has a finite ``n*`` where ``n_{k_guard}`` suffices. When every
     such replica passes the largest probe, every resample does, and no guard is needed."""
 
-    def at(i: int) -> Sequence[bool]:
+    def at(i: int) -> Outcomes:
         return evaluate(grid_n(k_start + i - 1))
 
     def probe(i: int) -> Probe:
@@ -100,7 +105,7 @@ def search_samples(
     return n_star, [Probe(grid_n(k_start + p.size - 1), p.outcomes) for p in probes]
 
 
-def outcomes_record(outcomes: Sequence[bool]) -> Record:
+def outcomes_record(outcomes: Outcomes) -> Record:
     """Successes, rate, its Wilson interval and each replica's outcome."""
     successes, trials = int(sum(outcomes)), len(outcomes)
     low, high = stats.wilson(successes, trials)
@@ -115,7 +120,7 @@ def outcomes_record(outcomes: Sequence[bool]) -> Record:
 
 
 def search_record(
-    evaluate: Callable[[int], Sequence[bool]], population: np.ndarray, d: int, config: SearchConfig
+    evaluate: Callable[[int], Outcomes], population: np.ndarray, d: int, config: SearchConfig
 ) -> Record:
     """The record of ``d``'s search (``search_samples``): ``evaluate(n)`` is each replica's
     outcome after one step on ``n`` samples, ``population`` after the population step."""

@@ -8,7 +8,14 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from ..configs import EVAL_SIZE, POSITION_LR_PER_DIM, SelectionTrainConfig, default, inherit
+from ..configs import (
+    EVAL_SIZE,
+    POSITION_LR_PER_DIM,
+    PEMode,
+    SelectionTrainConfig,
+    default,
+    inherit,
+)
 from ..metrics import stats
 from .base import Seed, SubsetConfig
 
@@ -107,7 +114,7 @@ class ScaledTraining(SubsetConfig):
     lr_per_dim: float = Field(default=3 * POSITION_LR_PER_DIM, gt=0)
 
     def training(
-        self, m_p: int, seed: int, pe: str = "stochastic", positions: int | None = None
+        self, m_p: int, seed: int, pe: PEMode = "stochastic", positions: int | None = None
     ) -> SelectionTrainConfig:
         """The :class:`SelectionTrainConfig` of one run at width ``m_p`` (``positions``: rows of
         a fixed PE table)."""

@@ -295,7 +295,7 @@ def in_distribution(records: list[Record], T: int) -> dict | None:
     losses = [_losses_at(records, T, pe) for pe in ("fixed", "stochastic")]
     if min(len(v) for v in losses) < 2:
         return None
-    draws = _ratio_draws(*losses)
+    draws = _ratio_draws(losses[0], losses[1])
     return stats.estimate(
         f"fixed / stochastic loss at T' = T = {T}",
         losses[0].mean() / losses[1].mean(),
@@ -507,7 +507,7 @@ def measured_profile(records: list[Record], T: int) -> Profile:
     return out
 
 
-def _at(profile: Profile, kind: str, factors: list[float]) -> tuple[np.ndarray, np.ndarray]:
+def _at(profile: Profile, kind: str, factors: stats.Floats) -> tuple[np.ndarray, np.ndarray]:
     """``kind``'s ratio to uniform and spread at ``factors`` (interpolated in ``ln`` factor,
     held at the ends)."""
     measured, ratios, spreads = profile[kind]
@@ -578,9 +578,8 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
     def rival(cfg: Config, rng: np.random.Generator) -> list[Record]:
         curves = measured(cfg)
         ood = np.asarray(cfg.factors) > 1
-        curves["stochastic"] = tuple(
-            np.where(ood, f, s) for f, s in zip(curves["fixed"], curves["stochastic"], strict=True)
-        )
+        (f0, f1), (s0, s1) = curves["fixed"], curves["stochastic"]
+        curves["stochastic"] = (np.where(ood, f0, s0), np.where(ood, f1, s1))
         return _simulate(cfg, rng, curves)
 
     return calibration.Hypotheses(

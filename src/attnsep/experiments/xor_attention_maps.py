@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from ..train.descent import Descent
 
 
-BEYOND = ("normalized-erf", "shifted-erf")
+BEYOND: tuple[AttentionName, ...] = ("normalized-erf", "shifted-erf")
 """The maps beyond the papers that every preset runs (SPEC Part D, A7.3)."""
 SEPARATORS = (
     "floored-softmax",
@@ -205,6 +205,7 @@ def run_map(config: Config, name: str) -> Record:
     if finished:
         point = min(finished, key=rank_key)
         descent = runs[point["exponent"]]
+        assert descent.after_one is not None  # a run that did not diverge took a step
         after_one = outcomes(model, descent.after_one, support)
         best = {
             **point,

@@ -118,7 +118,9 @@ class Config(ExperimentConfig):
 
 def points(config: Config) -> list[tuple[Series, int, int, int]]:
     """``(series, d, m, seeds)`` of every one-step run, before the inits."""
-    fixed = [("fixed", d, config.m, config.seeds) for d in config.d_values]
+    fixed: list[tuple[Series, int, int, int]] = [
+        ("fixed", d, config.m, config.seeds) for d in config.d_values
+    ]
     return fixed + [
         ("schedule", d, schedule_m(d, config.schedule_scale), config.seeds_schedule)
         for d in config.schedule_d_values
@@ -496,7 +498,8 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
 
     rates = as_measured(lambda r: r["on_target_rate"])
     medians = as_measured(lambda r: ratio_median(r)[0])
-    aligned = ("schedule", "antisymmetric")
+    aligned: Key = ("schedule", "antisymmetric")
+    fixed: Key = ("fixed", "antisymmetric")
     if aligned in medians:
         measured_median = medians[aligned]
         medians[aligned] = lambda d: max(measured_median(d), PAPER_RATIO)
@@ -505,7 +508,7 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
         return simulated_run(cfg, rng, rates, medians, measured)
 
     def rival(cfg: Config, rng: np.random.Generator) -> list[Record]:
-        worse, weaker, fixed = dict(rates), dict(medians), ("fixed", "antisymmetric")
+        worse, weaker = dict(rates), dict(medians)
         if cfg.d_values:
             start = rates[fixed](min(cfg.d_values))
             worse[fixed] = falling_line(start, RIVAL_RATE, cfg.d_values)
@@ -521,7 +524,7 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
         paper=paper,
         rival=rival,
         paper_law="anti-symmetric on-target rate (fixed width) as measured "
-        f"({listed(('fixed', 'antisymmetric'), lambda r: r['on_target_rate'])}) and median "
+        f"({listed(fixed, lambda r: r['on_target_rate'])}) and median "
         f"alignment ratio (schedule) as measured, at least {PAPER_RATIO} "
         f"({listed(aligned, lambda r: ratio_median(r)[0])}); linear in ln d between the sizes, "
         "flat beyond",

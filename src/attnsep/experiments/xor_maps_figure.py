@@ -24,7 +24,9 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
 
     path = out / "attention_maps.png"
     budget = records[0]["budget"]
-    palette = colormaps["tab10" if len(records) <= 10 else "tab20"].colors
+    name = "tab10" if len(records) <= 10 else "tab20"
+    # tab10 and tab20 are ListedColormaps, whose colours the Colormap stub does not declare
+    palette = colormaps[name].colors  # type: ignore[attr-defined]
     with plotting.figure(path, ncols=3, width=5.0) as (_, (left, middle, right)):
         for i, r in enumerate(records):
             curve = r["curve"]

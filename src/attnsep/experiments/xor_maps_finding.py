@@ -144,7 +144,9 @@ def separation(groups: dict[bool, list[str]], table: dict[str, dict]) -> str:
             f"no single property separates them; together {which} single out the maps that learn"
             + (" (confounded in these maps)" if len(exact) > 1 else "")
         )
-    ranked = [(len(exceptions(d, groups, table)), len(d), d) for d in [(a,) for a in conditions]]
+    ranked: list[tuple[int, int, tuple[Condition, ...]]] = [
+        (len(exceptions(d, groups, table)), len(d), d) for d in [(a,) for a in conditions]
+    ]
     ranked += [(len(exceptions(d, groups, table)), 2, d) for d in pairs]
     fewest = min(r[0] for r in ranked)
     closest = [d for n, _, d in sorted(ranked, key=lambda r: r[:2]) if n == fewest][:2]

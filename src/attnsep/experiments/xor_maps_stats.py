@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
@@ -16,10 +15,11 @@ from ..metrics import calibration, stats
 from .base import Record
 
 if TYPE_CHECKING:
+    from ..configs import AttentionName
     from .xor_attention_maps import Config
 
-SOFTMAX = "softmax"
-PAPER_MAPS = (SOFTMAX, "linear", "erf")
+SOFTMAX: Final = "softmax"
+PAPER_MAPS: tuple[AttentionName, ...] = (SOFTMAX, "linear", "erf")
 """The maps the papers compare (SPEC Part E, A7.3); every other map run belongs to A7.3b."""
 RIVALS = PAPER_MAPS[1:]
 
@@ -52,7 +52,7 @@ def _draws(n: int, resamples: int) -> np.ndarray:
 
 
 def median_interval(
-    values: Sequence[float], draws: np.ndarray | None = None
+    values: stats.Floats, draws: np.ndarray | None = None
 ) -> tuple[float, float, float]:
     """The median and its bootstrap interval over replicas (``inf`` counts as not reached)."""
     array = np.array(values, dtype=float)

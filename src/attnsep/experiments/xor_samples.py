@@ -136,11 +136,13 @@ def run(config: Config) -> list[Record]:
                     seen[n] = steps.outcomes(n)
                 return seen[n]
 
-            record = {"d": d, "m": one.m, "width": width, "gradient": one.gradient}
+            record: Record = {"d": d, "m": one.m, "width": width, "gradient": one.gradient}
             for outcome in ("certified", "test"):
-                record[outcome] = search_record(
-                    lambda n, o=outcome, at=at: at(n)[o], at(None)[outcome], d, config
-                )
+
+                def evaluate(n: int, o: str = outcome, at=at) -> np.ndarray:
+                    return at(n)[o]
+
+                record[outcome] = search_record(evaluate, at(None)[outcome], d, config)
             records.append(record)
     return records
 
@@ -271,7 +273,8 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
     rows = series(records)
     found = [(float(r["d"]), float(r["n_star"])) for r in rows if r["n_star"] is not None]
     if len(found) >= 2:
-        params = POWER.fit(*zip(*found, strict=True))
+        ds, n_stars = zip(*found, strict=True)
+        params = POWER.fit(ds, n_stars)
     else:  # one (or no) finite n*: linear through it (the paper's empirical O(d))
         d0, n0 = found[0] if found else (float(rows[0]["d"]), float(rows[0]["n_max"]))
         params = (math.log(n0 / d0), EMPIRICAL)

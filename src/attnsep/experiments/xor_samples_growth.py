@@ -168,7 +168,8 @@ def _fitted(law: FixedPower, rows: Sequence[Record]):
     found = [(float(r["d"]), float(r["n_star"])) for r in rows if r["n_star"] is not None]
     if not found:
         found = [(float(rows[0]["d"]), float(rows[0]["n_max"]))]
-    params = law.fit(*zip(*found, strict=True))
+    ds, n_stars = zip(*found, strict=True)
+    params = law.fit(ds, n_stars)
     return lambda d: float(law.predict(params, [d])[0])
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..configs import XorFCNConfig, default
+from ..configs import Device, XorFCNConfig, default
 from ..metrics import stats
 from ..metrics.calibration import log_spread
 from ..metrics.parity import step_sign_error
@@ -96,7 +96,7 @@ def transformer_xor(
     seeds: int,
     seed: int = 0,
     m_limit: int = LIMITS["transformer"],
-    device: str = "cpu",
+    device: Device = "cpu",
     test_samples: int = TEST_SAMPLES,
 ) -> dict[str, Any]:
     """Smallest ``m`` at which a ``TARGET`` share of the replicas reach test sign error

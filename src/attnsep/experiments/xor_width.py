@@ -11,7 +11,7 @@ larger half; the criterion's error rates come from simulated runs (``hypotheses`
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from pydantic import Field
 from ..configs import OneStepConfig
 from ..metrics import calibration, stats
 from ..metrics.stats import POLYLOG, POWER
-from ..train.search import Probe, probe_matrix, smallest_passing
+from ..train.search import Outcomes, Probe, probe_matrix, smallest_passing
 from . import plotting
 from .base import Device, Experiment, ExperimentConfig, InputLength, Record, register
 
@@ -94,7 +94,7 @@ def split(config: Config) -> list[Config]:
 
 
 def search_width(
-    evaluate: Callable[[int], Sequence[bool]], target: float, start: int, limit: int
+    evaluate: Callable[[int], Outcomes], target: float, start: int, limit: int
 ) -> tuple[int | None, list[Probe]]:
     """``search.smallest_passing``, plus a guard probe at twice the largest probe (at most
     ``limit``): the next size the search would try on a bootstrap resample that fails there, so
@@ -122,7 +122,7 @@ def run(config: Config) -> list[Record]:
     return records
 
 
-def search_record(evaluate: Callable[[int], Sequence[bool]], d: int, config: Config) -> Record:
+def search_record(evaluate: Callable[[int], Outcomes], d: int, config: Config) -> Record:
     """The record of ``d``'s search (``search_width``) over the replicas ``evaluate`` judges."""
     m_star, probes = search_width(evaluate, config.target, config.m_start, config.m_limit)
     return {
@@ -239,8 +239,9 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
     )
     high = np.where(np.isinf(a["high"]), 2.0 * largest, a["high"])  # open: drawn to 2x
     grid = np.geomspace(ds.min(), ds.max(), 64)
+    x_forms: tuple[Callable[[np.ndarray], np.ndarray], ...] = (np.asarray, np.log)
     with plotting.figure(path, ncols=2) as (_, axes):
-        for ax, x_of, xlabel in zip(axes, (np.asarray, np.log), ("d", "ln d"), strict=True):
+        for ax, x_of, xlabel in zip(axes, x_forms, ("d", "ln d"), strict=True):
             ax.errorbar(
                 x_of(ds[found]),
                 m[found],

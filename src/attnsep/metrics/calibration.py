@@ -232,7 +232,8 @@ def fit_or_flat(
     0): the law a simulation follows where a run measured too little (SPEC Part E)."""
     keep = [(d, v) for d, v in zip(ds, values, strict=True) if math.isfinite(v)]
     if len(keep) >= 2:
-        return law.fit(*zip(*keep, strict=True), min_exponent)
+        xs, ys = zip(*keep, strict=True)
+        return law.fit(xs, ys, min_exponent)
     level = math.log(keep[0][1]) if keep else 0.0
     slope = min_exponent or 0.0
     mid = law.x_form(np.array([keep[0][0] if keep else 2.0]))[0]

@@ -31,6 +31,9 @@ RESAMPLES = 1000
 """Bootstrap resamples: the 2.5% quantile of 1000 draws moves by well under its own spread."""
 _resamples: ContextVar[int] = ContextVar("resamples", default=RESAMPLES)
 
+Floats = Sequence[float] | np.ndarray
+"""Sizes or values: a sequence of numbers or a numpy array of them."""
+
 
 def resample_count() -> int:
     """The bootstrap's resample count now: ``RESAMPLES``, or as set by ``resampling``."""
@@ -78,7 +81,7 @@ def mean_se(values: Iterable[float]) -> tuple[float, float]:
     return mean, math.sqrt(var / n)
 
 
-def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
+def wilson(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
     """Wilson score interval of a binomial proportion (95% by default)."""
     require(trials >= 1 and 0 <= successes <= trials, "need 0 <= successes <= trials, trials >= 1")
     p = successes / trials
@@ -162,7 +165,7 @@ def interval(values: np.ndarray, level: float = LEVEL) -> tuple[float, float]:
 # --- thresholds over stored probes ---------------------------------------------------------
 
 
-def first_passing(sizes: Sequence[float], rates: np.ndarray, target: float) -> float:
+def first_passing(sizes: Floats, rates: np.ndarray, target: float) -> float:
     """The smallest size whose rate reaches ``target`` (``inf`` when none does).
 
     On the probes of a bisection (``search.smallest_passing``) this is exactly the search's
@@ -176,7 +179,7 @@ def first_passing(sizes: Sequence[float], rates: np.ndarray, target: float) -> f
 
 
 def threshold_draws(
-    sizes: Sequence[float],
+    sizes: Floats,
     outcomes: np.ndarray,
     target: float,
     reference: np.ndarray | None = None,
@@ -222,9 +225,7 @@ class Law:
     y_form: Callable[[np.ndarray], np.ndarray]
     y_back: Callable[[np.ndarray], np.ndarray]
 
-    def fit(
-        self, xs: Sequence[float], ys: Sequence[float], min_exponent: float | None = None
-    ) -> tuple[float, ...]:
+    def fit(self, xs: Floats, ys: Floats, min_exponent: float | None = None) -> tuple[float, ...]:
         """``(a, b)`` by least squares; ``(nan, nan)`` when a ``y`` is infinite. With
         ``min_exponent``, ``b`` is held at least that (the best fit of the constrained law)."""
         x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
@@ -237,7 +238,7 @@ class Law:
             b = max(b, min_exponent)
         return float(u.mean() - b * v.mean()), b
 
-    def predict(self, params: Sequence[float], xs: Sequence[float]) -> np.ndarray:
+    def predict(self, params: Sequence[float], xs: Floats) -> np.ndarray:
         a, b = params
         return self.y_back(a + b * self.x_form(np.asarray(xs, dtype=float)))
 
@@ -281,9 +282,7 @@ class AffinePolylog:
     name: str = "affine polylog"
     formula: str = "a + b·(ln x)^p"
 
-    def fit(
-        self, xs: Sequence[float], ys: Sequence[float], min_exponent: float | None = None
-    ) -> tuple[float, ...]:
+    def fit(self, xs: Floats, ys: Floats, min_exponent: float | None = None) -> tuple[float, ...]:
         x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
         require(len(x) >= 3, f"fitting {self.name} needs at least three points, got {len(x)}")
         if not np.isfinite(y).all():
@@ -297,7 +296,7 @@ class AffinePolylog:
         best = int(np.argmin(sse))
         return float(y.mean() - b[best] * v[best].mean()), float(b[best]), float(powers[best])
 
-    def predict(self, params: Sequence[float], xs: Sequence[float]) -> np.ndarray:
+    def predict(self, params: Sequence[float], xs: Floats) -> np.ndarray:
         a, b, p = params
         return a + b * np.log(np.asarray(xs, dtype=float)) ** p
 
@@ -340,16 +339,14 @@ class FixedPower:
     def formula(self) -> str:
         return f"c·x^{self.alpha:g}"
 
-    def fit(
-        self, xs: Sequence[float], ys: Sequence[float], min_exponent: float | None = None
-    ) -> tuple[float, ...]:
+    def fit(self, xs: Floats, ys: Floats, min_exponent: float | None = None) -> tuple[float, ...]:
         x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
         require(len(x) >= 1, f"fitting {self.name} needs a point")
         if not np.isfinite(y).all():
             return math.nan, self.alpha
         return float(np.mean(np.log(y) - self.alpha * np.log(x))), self.alpha
 
-    def predict(self, params: Sequence[float], xs: Sequence[float]) -> np.ndarray:
+    def predict(self, params: Sequence[float], xs: Floats) -> np.ndarray:
         return POWER.predict(params, xs)
 
     def exponent(self, params: Sequence[float]) -> float:
@@ -366,7 +363,7 @@ class FixedPower:
 GrowthLaw = Law | AffinePolylog | FixedPower
 
 
-def exponent_draws(law: GrowthLaw, xs: Sequence[float], draws: np.ndarray) -> np.ndarray:
+def exponent_draws(law: GrowthLaw, xs: Floats, draws: np.ndarray) -> np.ndarray:
     """``law``'s exponent fitted to each row of ``draws`` (``resamples x sizes``);
     a row with a size never reached gives ``nan`` (read as ``+inf`` by ``interval``). A
     two-parameter law fits every row at once."""
@@ -383,7 +380,7 @@ def exponent_draws(law: GrowthLaw, xs: Sequence[float], draws: np.ndarray) -> np
 
 
 def one_sided_exponent(
-    law: Law, xs: Sequence[float], draws: np.ndarray, unreached: np.ndarray, side: str
+    law: Law, xs: Floats, draws: np.ndarray, unreached: np.ndarray, side: str
 ) -> float:
     """One bound of ``law``'s exponent over bootstrap ``draws`` (``resamples x sizes``) in which
     some thresholds were never reached (``unreached``, same shape; their entries in ``draws``
@@ -405,9 +402,7 @@ measured interval widened by the grid's resolution — ``± 1`` on an integer kn
 ``√2`` either way on a half-octave grid, nothing on a continuous one."""
 
 
-def widen(
-    lows: Sequence[float], highs: Sequence[float], grid: str
-) -> tuple[np.ndarray, np.ndarray]:
+def widen(lows: Floats, highs: Floats, grid: str) -> tuple[np.ndarray, np.ndarray]:
     """The measured intervals widened by ``grid``'s resolution (``GRIDS``)."""
     require(grid in GRIDS, f"grid must be one of {', '.join(GRIDS)}, got {grid!r}")
     lo, hi = np.asarray(lows, dtype=float), np.asarray(highs, dtype=float)
@@ -435,10 +430,10 @@ def grid_jitter(grid: str, shape: tuple[int, ...], rng: np.random.Generator) -> 
 
 def held_out(
     law: GrowthLaw,
-    xs: Sequence[float],
-    values: Sequence[float],
-    lows: Sequence[float],
-    highs: Sequence[float],
+    xs: Floats,
+    values: Floats,
+    lows: Floats,
+    highs: Floats,
     min_exponent: float | None = None,
     grid: str = "continuous",
     fitted: int | None = None,
@@ -506,10 +501,10 @@ def parameters(law: GrowthLaw) -> int:
 def compare_laws(
     paper: GrowthLaw,
     rival: GrowthLaw,
-    xs: Sequence[float],
-    values: Sequence[float],
-    lows: Sequence[float],
-    highs: Sequence[float],
+    xs: Floats,
+    values: Floats,
+    lows: Floats,
+    highs: Floats,
     rival_min_exponent: float | None = None,
     grid: str = "continuous",
     draws: np.ndarray | None = None,

@@ -53,6 +53,13 @@ def unit(width: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
 class ClsTransformer(nn.Module):
     """Single-layer multi-head attention with a CLS token and the SPEC A3 structural mask."""
 
+    V: torch.Tensor
+    e_content: torch.Tensor
+    e_cls: torch.Tensor
+    q_mask: torch.Tensor
+    k_mask: torch.Tensor
+    v_mask: torch.Tensor
+
     def __init__(
         self,
         V: torch.Tensor,
@@ -112,6 +119,8 @@ class ClsTransformer(nn.Module):
         )
         positive_finite("scale", scale)
         V = model.V
+        if not isinstance(V, torch.Tensor):
+            raise ValueError("the CLS block needs V held, not streamed")
         E, H, m = theta.shape
         require(
             (E, m) == (V.shape[0], V.shape[2]), f"theta must be E x H x m, got {tuple(theta.shape)}"
@@ -195,5 +204,5 @@ class ClsTransformer(nn.Module):
             value = loss(self)
             (grad,) = torch.autograd.grad(value.sum(), self.W_Q)
         with torch.no_grad():
-            self.W_Q -= eta * grad
+            self.W_Q.sub_(eta * grad)
         return value.detach()

@@ -79,8 +79,10 @@ class MLP:
             per_replica.append(layers)
         weights = [torch.stack([r[i][0] for r in per_replica]) for i in range(len(sizes) - 1)]
         biases = [torch.stack([r[i][1] for r in per_replica]) for i in range(len(sizes) - 1)]
-        move = {"dtype": dtype, "device": device}
-        return cls([w.to(**move) for w in weights], [b.to(**move) for b in biases])
+        return cls(
+            [w.to(dtype=dtype, device=device) for w in weights],
+            [b.to(dtype=dtype, device=device) for b in biases],
+        )
 
     @property
     def replicas(self) -> int:

@@ -105,6 +105,7 @@ class QueryHeads:
 
         ``streamed``: never hold ``V`` whole; regenerate it chunk by chunk at every product.
         """
+        V: torch.Tensor | StreamedEmbeddings
         if streamed:
             V = StreamedEmbeddings(seed, replicas, d, m, first_replica, dtype, device)
         else:

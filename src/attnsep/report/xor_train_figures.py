@@ -36,7 +36,7 @@ def assigned_order(mass: np.ndarray) -> np.ndarray:
     for e, grid in enumerate(final):
         free = list(range(grid.shape[1]))
         for h in np.argsort(-grid.max(axis=1)):
-            best = max(free, key=lambda a, h=h: grid[h, a])
+            best = max(free, key=grid[h].__getitem__)
             order[e, h] = best
             free.remove(best)
     return order

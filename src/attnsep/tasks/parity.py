@@ -98,13 +98,13 @@ class SparseParity:
         """
         rows = n if rows is None else rows
         width = (self.d + 7) // 8
-        raw, flips = [], []
+        blocks, flips = [], []
         for gen in gens:
-            raw.append(random_bytes(gen, n * width).view(n, width)[:rows])
+            blocks.append(random_bytes(gen, n * width).view(n, width)[:rows])
             if self.noise > 0:
                 uniform = torch.rand(n, generator=gen, dtype=torch.float64)
                 flips.append(uniform[:rows] < self.noise)
-        raw = torch.stack(raw)
+        raw = torch.stack(blocks)
         x = BYTE_SIGNS.index_select(0, raw.view(-1).long()).view(*raw.shape[:2], -1)
         x = x[..., : self.d]
         return x, self.labels(x, support, torch.stack(flips) if flips else None)

@@ -46,7 +46,7 @@ class Adam:
 
     def __call__(self, theta: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
         b1, b2 = self.betas
-        if self.first is None:
+        if self.first is None or self.second is None:
             self.first, self.second = torch.zeros_like(grad), torch.zeros_like(grad)
         self.count += 1
         self.first = b1 * self.first + (1 - b1) * grad
@@ -107,6 +107,7 @@ class Descent:
         while self.diverged_at is None and self.steps < steps:
             if until is not None and until(self):
                 return
+            assert self._grad is not None  # set by every evaluation that did not diverge
             stepped = self.rule(self.theta, self._grad)
             if not torch.isfinite(stepped).all():
                 self.diverged_at = len(self.losses)

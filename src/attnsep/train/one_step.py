@@ -62,7 +62,8 @@ class OneStepResult:
     def save(self, path: str) -> None:
         """``V``, ``theta`` before and after, the supports, ``eta``, the per-replica losses and
         certified errors, and the config (JSON) in one ``.npz`` file; needs the embeddings."""
-        require(self.embeddings is not None, "saving a step needs its embeddings: keep_embeddings")
+        if self.embeddings is None:
+            raise ValueError("saving a step needs its embeddings: keep_embeddings")
         save_npz(
             path,
             V=self.embeddings,
@@ -94,6 +95,7 @@ def prepare_replicas(
     into ``buffer`` when given), the supports and the initial query vectors."""
     device, dtype = resolve_device(config.device), resolve_dtype(config.dtype)
     task = SparseParity.of(config)
+    V: torch.Tensor | StreamedEmbeddings
     if config.streamed(keep_embeddings):
         V = StreamedEmbeddings(config.seed, count, config.d, config.m, first, dtype, device)
     else:
@@ -138,6 +140,7 @@ def _run_batch(
     scores = model.scores(theta)
     loss, grad = query_gradient(model, scores, weights_grad)
     if surrogate:
+        assert config.samples is not None  # a surrogate gradient stands for a sample count
         grad = surrogate_query_gradient(
             model, task, support, scores, grad, config.seed, config.samples, first
         )
@@ -161,6 +164,7 @@ def _run_batch(
         "collapsed": collapsed(gamma_after, support),
     }
     if keep_embeddings:
+        assert isinstance(model.V, torch.Tensor)  # kept embeddings are never streamed
         out["embeddings"] = model.V
     arrays = {key: value.detach().cpu().numpy() for key, value in out.items()}
     for key in ("loss_before", "loss_after", "certified_error"):

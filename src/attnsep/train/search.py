@@ -18,6 +18,9 @@ import numpy as np
 from ..core.validate import int_at_least, require
 from ..metrics.stats import wilson
 
+Outcomes = Sequence[bool] | np.ndarray
+"""Each replica's success: a sequence of bools or a boolean array."""
+
 
 @dataclass(frozen=True)
 class Probe:
@@ -57,7 +60,7 @@ def probe_matrix(probes: Sequence[dict]) -> tuple[list[int], np.ndarray]:
 
 
 def smallest_passing(
-    evaluate: Callable[[int], Sequence[bool]], target: float, start: int, limit: int
+    evaluate: Callable[[int], Outcomes], target: float, start: int, limit: int
 ) -> tuple[int | None, list[Probe]]:
     """Smallest size in ``[start, limit]`` (doubling, then bisection) with a rate ``>= target``.
 

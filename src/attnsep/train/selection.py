@@ -154,6 +154,7 @@ def _law_position_gradient(
     normal = torch.from_numpy(draws.normal)
     side = normal - (normal * unit).sum(dim=-1, keepdim=True) * unit
     if kind == "sphere":
+        assert draws.walk is not None and draws.joins is not None  # the sphere's parts recipe
         steps = c_out.numpy() * draws.perp
         length = torch.from_numpy(_chunked_walk_norm(steps, draws.walk, draws.joins))
         side = side * (length.unsqueeze(-1) / side.norm(dim=-1, keepdim=True).clamp_min(1e-300))

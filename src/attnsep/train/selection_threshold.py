@@ -340,7 +340,9 @@ MIN_SIZES = 4
 least one more."""
 
 
-def _rows_exponents(law: stats.GrowthLaw, xs: list[float], rows: np.ndarray) -> np.ndarray:
+def _rows_exponents(
+    law: stats.Law | stats.AffinePolylog, xs: list[float], rows: np.ndarray
+) -> np.ndarray:
     """``law.exponent(law.fit(xs, row))`` for every row of ``rows`` (``resamples x sizes``) at
     once: the least squares of ``stats.Law.fit`` / ``stats.AFFINE_POLYLOG.fit`` (unconstrained)
     vectorized over the distinct rows (tested equal); a row with a non-finite value gives
@@ -426,7 +428,11 @@ def law_series(
     out["rival_min_alpha"] = rival_min_alpha
     nan3 = (math.nan, math.nan, math.nan)
     out["b"] = out["alpha"] = out["p"] = out["polylog"] = nan3
-    laws = [("b", LINEAR_LOG), ("alpha", POWER), ("p", stats.AFFINE_POLYLOG)]
+    laws: list[tuple[str, stats.Law | stats.AffinePolylog]] = [
+        ("b", LINEAR_LOG),
+        ("alpha", POWER),
+        ("p", stats.AFFINE_POLYLOG),
+    ]
     laws = [(name, law) for name, law in laws if len(Ts) >= stats.parameters(law)]
     if laws:
         fitted = np.column_stack([_rows_exponents(law, Ts, matrix) for _, law in laws])

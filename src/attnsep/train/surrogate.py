@@ -96,6 +96,7 @@ def form_moment(forms: list[torch.Tensor], left: torch.Tensor, right: torch.Tens
         if both is not None:
             diagonal = diagonal + scalar[:, None] * both
         else:
+            assert vec_a is not None and vec_b is not None  # A and B in two blocks
             lefts.append(scalar[:, None] * vec_a)
             rights.append(vec_b)
     out = torch.einsum("epd,ed,eqd->epq", left, diagonal, right)
@@ -110,12 +111,14 @@ def query_jacobians(model: QueryHeads, scores: torch.Tensor) -> torch.Tensor:
     """``B_h^T = ((d sigma / d s)(s_h) V)^T`` for every head: ``E x H x m x d``, so that a
     weights gradient ``g_h`` maps to the query gradient ``B_h^T g_h`` (one forward-mode product
     per column of ``V``)."""
-    require(isinstance(model.V, torch.Tensor), "the surrogate gradient needs V held, not streamed")
+    V = model.V
+    if not isinstance(V, torch.Tensor):
+        raise ValueError("the surrogate gradient needs V held, not streamed")
     fn = attention.get(model.attention)
     E, H, d = scores.shape
     m = model.m
     primal = scores[:, :, None, :].expand(E, H, m, d).contiguous()
-    tangent = model.V.transpose(1, 2)[:, None].expand(E, H, m, d).contiguous()
+    tangent = V.transpose(1, 2)[:, None].expand(E, H, m, d).contiguous()
     _, out = torch.autograd.functional.jvp(fn, primal, tangent)  # by double backward: any map
     return out
 

@@ -24,7 +24,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -43,6 +43,9 @@ from ..models.query_heads import QueryHeads, head_product, initial_queries
 from ..tasks.parity import SparseParity
 from .descent import Adam, Descent
 from .parity import autograd_weights_gradient, label_correlation, query_gradient
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # --- data ------------------------------------------------------------------------------------
 
@@ -112,23 +115,28 @@ class Batches:
             self.train = (x_train, task.labels(x_train, support.cpu()))
             self.test = (x_test, task.labels(x_test, support.cpu()))
         if config.gradient == "fixed" and config.cube_fraction is None:
+            assert config.samples is not None  # checked by the config
             seed = stream_seed(config.seed, "train")
             self.train = drawn_samples(task, seed, support.cpu(), config.samples)
         if config.gradient == "population":
             self.train = None
         if self.train is not None:
-            self.train = tuple(t.to(device, dtype) for t in self.train)
+            x, y = self.train
+            self.train = (x.to(device, dtype), y.to(device, dtype))
         if self.test is not None:
-            self.test = tuple(t.to(device, dtype) for t in self.test)
+            x, y = self.test
+            self.test = (x.to(device, dtype), y.to(device, dtype))
 
     def next(self) -> tuple[torch.Tensor, torch.Tensor]:
         """The batch of the next step (call ``t`` gives step ``t``'s data)."""
         config, t = self.config, self.calls
         self.calls += 1
         if config.gradient == "fresh":
+            assert config.samples is not None  # checked by the config
             seed = stream_seed(config.seed, "fresh", t)
             x, y = drawn_samples(SparseParity.of(config), seed, self.support.cpu(), config.samples)
             return x.to(self.device, self.dtype), y.to(self.device, self.dtype)
+        assert self.train is not None  # gradient "fixed": a training set
         x, y = self.train
         if config.batch is None:
             return x, y
@@ -207,7 +215,8 @@ class XorTrainResult:
 
     def steps_to_accuracy(self, target: float) -> list[int | None]:
         """Per replica, the first step with test accuracy ``>= target`` (needs a cube split)."""
-        require(self.test_accuracy is not None, "test accuracy needs a cube split")
+        if self.test_accuracy is None:
+            raise ValueError("test accuracy needs a cube split")
         return first_reached(self.test_accuracy >= target)
 
     def summary(self) -> dict[str, Any]:
@@ -239,7 +248,7 @@ class XorTrainResult:
             out["test_accuracy_final"] = value_summary(self.test_accuracy[:, -1])
         return out
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per replica and step: losses, certified error, success, test accuracy and
         ``mass_h{h}_s{a}`` (head ``h``'s weight on support bit ``a``), as a pandas DataFrame."""
         import pandas as pd

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import torch
 
@@ -59,7 +59,7 @@ class TaskPart(Generic[Result]):
 def train(cfg: FCNConfig, part: Callable[[FCNConfig, dict], TaskPart[Result]]) -> Result:
     """Build the task's part (``part(cfg, move)``, ``move``: the run's dtype and device),
     initialise ``E`` nets (:meth:`MLP.init`, stream ``"fcn-init"``), fit, evaluate."""
-    move = {"dtype": resolve_dtype(cfg.dtype), "device": resolve_device(cfg.device)}
+    move: dict[str, Any] = {"dtype": resolve_dtype(cfg.dtype), "device": resolve_device(cfg.device)}
     task = part(cfg, move)
     model = MLP.init(
         cfg.replicas,
