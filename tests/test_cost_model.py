@@ -82,3 +82,24 @@ def test_fitted_on_the_published_quick_runs_it_predicts_the_standard_ones():
         assert 0.25 < guess / real < 4, (name, guess, real)
         predicted, measured = predicted + guess, measured + real
     assert 0.8 < predicted / measured < 1.5
+
+
+def test_an_experiment_brings_its_own_work_count(monkeypatch):
+    """A new experiment registers ``work=``; the engine's cost model reads it from there."""
+    one = base.get("one-step")
+    toy = base.Experiment(
+        name="toy-cost",
+        claim="X",
+        title="toy",
+        paper="toy",
+        config_type=one.config_type,
+        run=one.run,
+        figure=one.figure,
+        verdict=one.verdict,
+        work=lambda c: {"a": 2.0 * c["n"], "b": 0.0},
+        searches=True,
+    )
+    monkeypatch.setitem(base.REGISTRY, "toy-cost", toy)
+    assert cost_model.work("toy-cost", {"n": 3}) == {"a": 6.0}  # zero parts left out
+    assert cost_model.work("toy-cost", {}) is None  # a config it cannot count
+    assert cost_model.searches("toy-cost") and not cost_model.searches("one-step")

@@ -49,7 +49,6 @@ from .calibration import (
     JobCost,
     calibrate,
 )
-from .cost_model import SEARCHES
 from .jobs import Job
 from .store import Store
 from .sweep import unique
@@ -380,7 +379,9 @@ def summary_lines(plan: Plan) -> list[str]:
         lines.append(f"the {stored} stored jobs took {duration(plan.stored_cpu)} of CPU")
     for name, error in plan.errors.items():
         lines.append(f"{name}: a job failed in the calibration ({error}); fix it before running")
-    searches = [e.name for e in plan.experiments if e.sources[MODEL] and e.name in SEARCHES]
+    searches = [
+        e.name for e in plan.experiments if e.sources[MODEL] and cost_model.searches(e.name)
+    ]
     if searches:
         lines.append(
             f"{', '.join(searches)}: a threshold search costs what its threshold makes it cost; "

@@ -87,6 +87,12 @@ class Experiment(Generic[C]):
     tuned_on: tuple[int, ...] = (0,)
     """Master seeds whose runs were seen before the criterion was written (exploratory runs);
     a run on any other seed is confirmatory (SPEC Part E)."""
+    work: Callable[[dict[str, Any]], float | dict[str, float]] | None = None
+    """The work of one job from its stored config (``experiments.costs``), by part where its
+    models differ: the plan scales timed jobs by it (``engine.cost_model``); ``None``: no
+    estimate beyond the timed jobs."""
+    searches: bool = False
+    """Whether ``work`` takes a threshold the job searches for from the paper's law."""
 
     def config(self, preset: str = "quick", **overrides: Any) -> C:
         """The preset's config with ``overrides`` applied; a claim without a ``standard`` preset

@@ -30,7 +30,7 @@ from pydantic import Field, model_validator
 from ..configs import POSITION_LR_PER_DIM, SelectionFCNConfig, SelectionTrainConfig
 from ..metrics import calibration, stats
 from ..train.search import probe_matrix, smallest_passing
-from . import plotting
+from . import costs, plotting
 from .base import Experiment, ExperimentConfig, Positive, Record, register
 
 TARGET = 0.2
@@ -550,8 +550,35 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
     return [path]
 
 
+# --- cost (``attnsep reproduce --plan``): the work of one job ---------------------------------
+
+
+def work(c: costs.Config) -> costs.Parts:
+    from ..configs import SelectionFCNConfig, default
+
+    batch = default(SelectionFCNConfig, "batch")
+    fcn = transformer = 0.0
+    for T, d, q in c["settings"]:
+        if "fcn" in c["kinds"]:
+            widths = sum(f * T * d for f in c["width_fractions"])
+            fcn += c["fcn_replicas"] * c["fcn_steps"] * batch * (T * d + T) * widths
+        if "transformer" in c["kinds"]:
+            m_star = 4 * q * costs.ln(T)
+            transformer += (
+                c["selector_replicas"]
+                * costs.probes(T * d)
+                * c["selector_steps"]
+                * c["batch"]
+                * T
+                * m_star**2
+            )
+    return {"transformer": transformer, "fcn": fcn}
+
+
 EXPERIMENT = register(
     Experiment(
+        work=work,
+        searches=True,
         name="fcn-selection",
         claim="B5.4",
         title="Fully-connected nets below width Td cannot",

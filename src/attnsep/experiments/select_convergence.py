@@ -41,7 +41,7 @@ from pydantic import Field, model_validator
 from ..configs import FAMILY_SAMPLES
 from ..core.validate import require
 from ..metrics import calibration, stats
-from . import plotting
+from . import costs, plotting
 from . import select_convergence_paper as paper_setting
 from .base import Experiment, Positive, Record, register
 from .select_common import (
@@ -423,8 +423,35 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
     return [path]
 
 
+# --- cost (``attnsep reproduce --plan``): the work of one job ---------------------------------
+
+
+def work(c: costs.Config) -> costs.Parts:
+    """B5.1's runs, and B5.1b's (``paper_widths``, absent from older configs): SGD on the full
+    ``W`` with ``steps ∝ m_p``, each sequence ``(d + m_p) m_p`` for its two products plus
+    :data:`costs.SGD_TOKEN_OVERHEAD` per token (its draws; measured at ``T = 20``: 30 and 91 µs per
+    sequence at ``m_p = 128`` and 512), beside the family's best."""
+    parts = {
+        "": len(c["seeds"])
+        * sum(
+            costs.selector_training(c, m, c["T"])
+            + costs.family_search(c["family_samples"], [c["T"]], m)
+            for m in c["pe_dims"]
+        )
+    }
+    widths = c.get("paper_widths", [])
+    if widths:
+        per_sequence = [(c["d"] + m) * m + costs.SGD_TOKEN_OVERHEAD * c["T"] for m in widths]
+        parts["paper-setting"] = len(c["seeds"]) * sum(
+            c["paper_steps_per_dim"] * m * c["paper_batch"] * cost
+            for m, cost in zip(widths, per_sequence, strict=True)
+        )
+    return parts
+
+
 EXPERIMENT = register(
     Experiment(
+        work=work,
         name="select-convergence",
         claim="B5.1",
         title="SGD reaches a loss floor that vanishes with the PE width",

@@ -33,7 +33,7 @@ from pydantic import Field, model_validator
 
 from ..configs import FAMILY_SAMPLES
 from ..metrics import calibration, stats
-from . import plotting
+from . import costs, plotting
 from . import select_length_corollary as corollary
 from .base import Experiment, Positive, Record, register
 from .select_common import (
@@ -691,8 +691,34 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
     return [path]
 
 
+# --- cost (``attnsep reproduce --plan``): the work of one job ---------------------------------
+
+
+def work(c: costs.Config) -> float:
+    """B5.3's runs per PE mode and B5.3c's per width (``corollary_widths``, absent before
+    version 3): training at ``T``, evaluation at ``T`` and ``k T``, the family's best at ``T``
+    and one draw of it at ``k T``."""
+    T, lengths, m_p = c["T"], [c["T"] * f for f in c["factors"]], c["pe_dim"]
+    per_seed = sum(
+        costs.selector_training(c, m_p, T)
+        + c["eval_size"] * sum(lengths) * m_p**2
+        + (costs.family_search(c["family_samples"], lengths, m_p) if pe == "stochastic" else 0)
+        for pe in c["pes"]
+    )
+    far = c.get("corollary_factor", 4) * T
+    per_seed += sum(
+        costs.selector_training(c, m, T)
+        + c["eval_size"] * (T + far) * m**2
+        + costs.family_search(c["family_samples"], [T], m)
+        + c["family_samples"] * far * m**2
+        for m in c.get("corollary_widths", [])
+    )
+    return len(c["seeds"]) * per_seed
+
+
 EXPERIMENT = register(
     Experiment(
+        work=work,
         name="length-generalization",
         claim="B5.3",
         title="Stochastic PE generalizes to longer sequences",

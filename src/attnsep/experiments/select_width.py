@@ -43,7 +43,7 @@ from ..configs import SELECTION_RIVAL_MIN_ALPHA, SELECTION_TARGET
 from ..metrics import calibration, stats
 from ..metrics.stats import AFFINE_POLYLOG, LINEAR_LOG, POWER
 from ..train.search import probe_matrix, smallest_passing
-from . import plotting
+from . import costs, plotting
 from .base import Experiment, ExperimentConfig, InputLength, Positive, Record, register
 
 if TYPE_CHECKING:
@@ -552,8 +552,44 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
     return hypotheses_for(records, 0, _draw, "m_p*")
 
 
+# --- cost (``attnsep reproduce --plan``): the work of one job ---------------------------------
+
+
+def width_search_work(c: costs.Config, d_values: list[int]) -> costs.Parts:
+    """B5.2's search on ``m_p`` per ``(T, q, d)``, the threshold taken as ``4 q ln T``. The law
+    evaluator's probe costs its table of ``2^16`` points and, per sequence, about ``TOP``
+    off-subset draws and the ``q^2`` of the subset, whatever ``T``; its bisection takes about
+    ``2 log2 m*`` probes: a part of its own (``law``), timed apart from the drawn solvers."""
+    from ..exact.family import GOLDEN_ROUNDS, GRID_POINTS
+    from ..exact.family_law import TABLE, TOP
+
+    solver = c.get("solver", "population")
+    part = "law" if solver == "law" else ""
+    parts: costs.Parts = {}
+    for T in c["T_values"]:
+        for q in c["q_values"]:
+            m_star = 4 * q * costs.ln(T)
+            probes = costs.probes(c["m_limit"])
+            if solver == "law":
+                probe = TABLE + (GRID_POINTS + GOLDEN_ROUNDS) * c["samples"] * (TOP + q * q)
+                probes = costs.probes(m_star)
+            elif solver == "population":
+                probe = 2 * costs.family_search(c["samples"], [T], m_star)
+            else:
+                probe = c["max_steps"] * c["batch"] * T * m_star**2
+            units = len(d_values) * c["seeds"] * probes * probe
+            parts[part] = parts.get(part, 0.0) + units
+    return parts
+
+
+def work(c: costs.Config) -> costs.Parts:
+    return width_search_work(c, c["d_values"])
+
+
 EXPERIMENT = register(
     Experiment(
+        work=work,
+        searches=True,
         name="select-width",
         claim="B5.2",
         title="Width Θ(d + q log T) suffices",

@@ -27,7 +27,7 @@ from pydantic import Field
 from ..configs import SELECTION_RIVAL_MIN_ALPHA
 from ..metrics import calibration, stats
 from ..metrics.stats import POWER
-from . import plotting
+from . import costs, plotting
 from . import select_width as b52
 from .base import Experiment, Record, register
 from .select_width import FLAT, WidthSearch, draw_series
@@ -327,8 +327,17 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
     return b52.hypotheses_for(records, d, _draw, "d + m_p*")
 
 
+# --- cost (``attnsep reproduce --plan``): the work of one job ---------------------------------
+
+
+def work(c: costs.Config) -> costs.Parts:
+    return b52.width_search_work(c, [c["d"]])
+
+
 EXPERIMENT = register(
     Experiment(
+        work=work,
+        searches=True,
         name="separation-select",
         claim="C",
         title="Token selection: width needed vs T",

@@ -22,7 +22,7 @@ from pydantic import Field, model_validator
 from ..configs import XorFCNConfig, default
 from ..metrics import calibration, stats
 from ..metrics.stats import POLYLOG, POWER
-from . import plotting
+from . import costs, plotting
 from .base import Device, Experiment, ExperimentConfig, InputLength, Record, register
 
 if TYPE_CHECKING:
@@ -468,8 +468,26 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
     )
 
 
+# --- cost (``attnsep reproduce --plan``): the work of one job ---------------------------------
+
+
+def work(c: costs.Config) -> costs.Parts:
+    """The one step's search (``m* ~ (ln d)^2``, then a sign test on fresh samples) and the
+    FCNs' search: minibatch steps on small matrices, whose cost per step grows like ``d``."""
+    from ..configs import XorFCNConfig, default
+
+    test_samples = default(XorFCNConfig, "test_samples")
+    transformer = sum(
+        c["seeds"] * d * (3 * 4 * costs.ln(d) ** 2 + test_samples) for d in c["d_values"]
+    )
+    fcn = sum(c["seeds"] * costs.probes(d) * c["fcn_steps"] * d for d in c["fcn_d_values"])
+    return {"transformer": transformer, "fcn": fcn}
+
+
 EXPERIMENT = register(
     Experiment(
+        work=work,
+        searches=True,
         name="separation-xor",
         claim="A7.6",
         title="FFNNs need Ω(d) parameters, attention polylog(d)",

@@ -26,6 +26,7 @@ from pydantic import Field
 
 from ..configs import AttentionName, OneStepConfig, inherit
 from ..metrics import stats
+from . import costs
 from .base import Device, Experiment, ExperimentConfig, Exponent, Positive, Record, register
 from .xor_maps_ceiling import ceilings, expressivity_bound, needed_share
 from .xor_maps_figure import figure
@@ -352,8 +353,19 @@ def judge(summaries: dict[str, dict | None], needed: float, target: float) -> tu
     )
 
 
+# --- cost (``attnsep reproduce --plan``): the work of one job ---------------------------------
+
+
+def work(c: costs.Config) -> float:
+    budget = c["budget"]
+    screen = min(c["screen_steps"] or budget, budget)
+    steps = len(c["eta_exponents"]) * screen + c["refine"] * (budget - screen)
+    return len(c["maps"]) * steps * c["seeds"] * c["d"] * c["m"]
+
+
 EXPERIMENT = register(
     Experiment(
+        work=work,
         name="attention-maps",
         claim="A7.3",
         title="Exact softmax is necessary",

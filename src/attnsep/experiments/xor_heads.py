@@ -20,8 +20,8 @@ from pydantic import Field, model_validator
 from ..configs import INITS, Init, OneStepConfig, inherit
 from ..core.validate import require
 from ..metrics import calibration, stats
+from . import costs, xor_one_step
 from . import xor_heads_figures as figures
-from . import xor_one_step
 from .base import Device, Experiment, ExperimentConfig, Positive, Record, register
 from .xor_one_step import (
     Series,
@@ -557,8 +557,23 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
     ]
 
 
+# --- cost (``attnsep reproduce --plan``): the work of one job ---------------------------------
+
+
+def work(c: costs.Config) -> float:
+    from .xor_one_step import schedule_m
+
+    fixed = sum(c["seeds"] * d * c["m"] for d in c["d_values"])
+    schedule = sum(  # absent from the configs of version 2 (published timings)
+        c["seeds_schedule"] * d * schedule_m(d, c["schedule_scale"])
+        for d in c.get("schedule_d_values", [])
+    )
+    return len(c["inits"]) * (fixed + schedule)
+
+
 EXPERIMENT = register(
     Experiment(
+        work=work,
         name="head-specialization",
         claim="A7.4",
         title="The two heads specialize",

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..configs import Init, XorTrainConfig, inherit
 from ..metrics import calibration, stats
 from ..metrics.stats import POWER
-from . import plotting
+from . import costs, plotting
 from .base import (
     Device,
     Experiment,
@@ -640,8 +640,19 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
     return [path]
 
 
+# --- cost (``attnsep reproduce --plan``): the work of one job ---------------------------------
+
+
+def work(c: costs.Config) -> float:
+    runs = [(s["k"], d, c["m"]) for s in c["series"] for d in s["d_values"]]
+    runs += [(c["width_k"], c["width_d"], m) for m in c["m_values"]]
+    steps = len(c["eta_exponents"]) * c["budget"]
+    return steps * c["seeds"] * sum(k * 2**k * d * m for k, d, m in runs)
+
+
 EXPERIMENT = register(
     Experiment(
+        work=work,
         name="kparity-steps",
         claim="A1.k",
         title="k-sparse parity: a few GD steps instead of one (beyond the papers)",

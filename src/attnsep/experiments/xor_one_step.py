@@ -19,7 +19,7 @@ from pydantic import Field
 from ..configs import AttentionName, OneStepConfig, default, inherit
 from ..core.validate import require
 from ..metrics import calibration, stats
-from . import plotting
+from . import costs, plotting
 from .base import Device, Experiment, ExperimentConfig, InputLength, Positive, Record, register
 
 if TYPE_CHECKING:
@@ -426,8 +426,22 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
     return [path]
 
 
+# --- cost (``attnsep reproduce --plan``): the work of one job ---------------------------------
+
+
+def work(c: costs.Config) -> float:
+
+    return sum(
+        c["seeds"] * d * m
+        for d in c["d_values"]
+        for s in c["series"]
+        for m in (c["m_values"] if s == "fixed" else [schedule_m(d, c["schedule_scale"])])
+    )
+
+
 EXPERIMENT = register(
     Experiment(
+        work=work,
         name="one-step",
         claim="A7.1",
         title="One gradient step suffices",

@@ -22,7 +22,7 @@ from ..configs import OneStepConfig, inherit
 from ..metrics import calibration, stats
 from ..metrics.stats import POWER, fmt_interval
 from ..train.search import probe_matrix
-from . import plotting, xor_samples_growth
+from . import costs, plotting, xor_samples_growth
 from .base import Device, Experiment, ExperimentConfig, InputLength, Positive, Record, register
 from .sample_search import analyse, run_records, search_record, series, simulate, stuck_share
 from .xor_one_step import schedule_m
@@ -406,8 +406,40 @@ def _thresholds_panel(ax, a: dict[str, Any], config: Config) -> None:
     ax.legend(fontsize=7)
 
 
+# --- cost (``attnsep reproduce --plan``): the work of one job ---------------------------------
+
+
+def work(c: costs.Config) -> costs.Parts:
+    """Per ``d`` and width, where samples are drawn (``samples``): the search's probes (about
+    ``3 n*``) and its guard at ``min(n_max, d^4)``, which a few stuck replicas make it take at
+    nearly every ``d`` (``sample_search.search_samples``), ``n d`` each. Where the surrogate
+    steps (``surrogate``): the covariance once (``d m`` times its ~400 partitions) and each of
+    about 20 probes' fresh test inputs (``test_samples d / 8`` byte lookups)."""
+    from .xor_one_step import schedule_m
+
+    def n_star(d: int) -> float:
+        return min(c["n_max"], c["n_start_per_d"] * d * costs.ln(d) ** 2)
+
+    def guard(d: int) -> float:
+        return min(c["n_max"], d**4)
+
+    parts: costs.Parts = {}
+    for d in c["d_values"]:
+        for width in c["widths"]:
+            m = c["m"] if width == "fixed" else schedule_m(d, c["schedule_scale"])
+            if c["surrogate_from"] is not None and d >= c["surrogate_from"]:
+                units = c["seeds"] * d * (400 * m + 20 * c["test_samples"] / 8)
+                parts["surrogate"] = parts.get("surrogate", 0.0) + units
+            else:
+                units = c["seeds"] * d * (3 * n_star(d) + guard(d) + m)
+                parts["samples"] = parts.get("samples", 0.0) + units
+    return parts
+
+
 EXPERIMENT = register(
     Experiment(
+        work=work,
+        searches=True,
         name="finite-samples",
         claim="A7.5",
         title="Learning from finite samples (Corollary 3's bound)",

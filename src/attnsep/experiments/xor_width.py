@@ -22,7 +22,7 @@ from ..configs import OneStepConfig
 from ..metrics import calibration, stats
 from ..metrics.stats import POLYLOG, POWER
 from ..train.search import Outcomes, Probe, probe_matrix, smallest_passing
-from . import plotting
+from . import costs, plotting
 from .base import Device, Experiment, ExperimentConfig, InputLength, Record, register
 
 RIVAL_MIN_ALPHA = 0.25
@@ -396,8 +396,17 @@ def simulated_search(
     return search_record(lambda m: latent <= m, d, config)
 
 
+# --- cost (``attnsep reproduce --plan``): the work of one job ---------------------------------
+
+
+def work(c: costs.Config) -> float:
+    return sum(c["seeds"] * d * 3 * min(c["m_limit"], costs.ln(d) ** 2) for d in c["d_values"])
+
+
 EXPERIMENT = register(
     Experiment(
+        work=work,
+        searches=True,
         name="polylog-width",
         claim="A7.2",
         title="Polylogarithmic trainable parameters",
