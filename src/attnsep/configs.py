@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -55,17 +55,29 @@ Count = Annotated[int, Field(ge=1)]
 Seed = Annotated[int, Field(ge=0, description="Base seed; replica e uses streams (seed, e, ...).")]
 
 
-class LibraryConfig(BaseModel):
-    """Base of the library's configs: frozen, strict (``8.0`` is not an integer, ``"1"`` not a
-    number), no unknown fields, no NaN or infinity; a failure is a one-line ``ValueError``."""
+class ConfigBase(BaseModel):
+    """Base of every config, the library's and the experiments' (``experiments.base``):
+    frozen, no unknown fields, no NaN or infinity; a failure is one ``ValueError`` line naming
+    the field, what it allows and the value given (``core.validate.one_line``)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+    errors_by_key: ClassVar[bool] = False
+    """Name a bad field by its key (as written in a file or ``--set``) rather than its title."""
 
     def __init__(self, **data: Any) -> None:
         try:
             super().__init__(**data)
         except ValidationError as err:
-            raise ValueError(one_line(type(self), err, data)) from None
+            line = one_line(type(self), err, data, by_key=self.errors_by_key)
+            raise ValueError(line) from None
+
+
+class LibraryConfig(ConfigBase):
+    """Base of the library's configs, strict besides (``8.0`` is not an integer, ``"1"`` not a
+    number): they come from Python. Experiment configs come from JSON and TOML files and
+    command lines, so lists stand for tuples there (``ExperimentConfig``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
 
     def replace(self, **changes: Any) -> LibraryConfig:
         """A copy with ``changes`` applied, validated again (as ``dataclasses.replace``)."""

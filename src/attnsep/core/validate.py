@@ -113,9 +113,12 @@ def allowed(info: FieldInfo) -> str:
     return word if bound is None else f"{word} {bound[0]} {bound[1]}"
 
 
-def one_line(model: type[BaseModel], err: ValidationError, data: Mapping[str, Any]) -> str:
+def one_line(
+    model: type[BaseModel], err: ValidationError, data: Mapping[str, Any], *, by_key: bool = False
+) -> str:
     """The first error of ``err`` as ``name must be <allowed>, got <value>``; a cross-field
-    check's own message as it is."""
+    check's own message as it is. ``name`` is the field's title, or with ``by_key`` its key as
+    written in a config file or ``--set`` (an unknown key then shows its value too)."""
     first = err.errors()[0]
     cause = (first.get("ctx") or {}).get("error")
     if isinstance(cause, ValueError):
@@ -125,9 +128,10 @@ def one_line(model: type[BaseModel], err: ValidationError, data: Mapping[str, An
     name = str(first["loc"][0])
     fields = model.model_fields
     if name not in fields:
-        return f"{name!r} is not an option here; allowed: {', '.join(fields)}"
+        given = f"={data[name]!r}" if by_key and name in data else ""
+        return f"{name!r}{given} is not an option here; allowed: {', '.join(fields)}"
     info = fields[name]
-    label = info.title or name
+    label = name if by_key else info.title or name
     if first["type"] == "missing":
         return f"{label} is required ({allowed(info)})"
     value = data.get(name, first.get("input"))

@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, model_validator
+
+from ..configs import ConfigBase, Seed
 
 if TYPE_CHECKING:  # numpy only where a claim is calibrated: the command line starts without it
     from ..metrics import calibration
@@ -24,16 +26,14 @@ Record = dict[str, Any]
 InputLength = Annotated[int, Field(ge=2)]
 """Item types for list fields, so that every grid point is checked."""
 Positive = Annotated[int, Field(ge=1)]
-Seed = Annotated[int, Field(ge=0)]
 Exponent = Annotated[float, Field(ge=-300, le=300)]
-Device = Literal["auto", "cpu", "cuda"]
 
 
-class ExperimentConfig(BaseModel):
-    """Base of every experiment config: unknown keys, wrong types, NaN and infinity are errors."""
+class ExperimentConfig(ConfigBase):
+    """Base of every experiment config: unknown keys, wrong types, NaN and infinity are errors,
+    each one line (``configs.ConfigBase``)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
+    errors_by_key: ClassVar[bool] = True
     seed: Seed = 0
 
 
@@ -54,14 +54,12 @@ C = TypeVar("C", bound=ExperimentConfig)
 
 
 def parse_config(config_type: type[C], data: dict[str, Any], where: str) -> C:
-    """Validate ``data`` into ``config_type``; a failure becomes a one-line ``ValueError``."""
+    """Validate ``data`` into ``config_type``; a failure is one ``ValueError`` line, prefixed
+    with ``where`` (the experiment's name)."""
     try:
-        return config_type.model_validate(data)
-    except ValidationError as err:
-        first = err.errors()[0]
-        key = ".".join(str(p) for p in first["loc"]) or "config"
-        value = first.get("input")
-        raise ValueError(f"{where}: {key}={value!r}: {first['msg']}") from None
+        return config_type(**data)
+    except ValueError as err:
+        raise ValueError(f"{where}: {err}") from None
 
 
 @dataclass(frozen=True)

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import Field, model_validator
 
-from ..configs import XorFCNConfig, default
+from ..configs import Device, XorFCNConfig, default
 from ..metrics import calibration, stats
 from ..metrics.stats import POLYLOG, POWER
 from . import costs, plotting
-from .base import Device, Experiment, ExperimentConfig, InputLength, Record, register
+from .base import Experiment, ExperimentConfig, InputLength, Record, register
 
 if TYPE_CHECKING:
     from .xor_thresholds import XorFrontier

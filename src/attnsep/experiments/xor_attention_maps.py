@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from ..configs import AttentionName, OneStepConfig, inherit
+from ..configs import AttentionName, Device, OneStepConfig, inherit
 from ..metrics import stats
 from . import costs
-from .base import Device, Experiment, ExperimentConfig, Exponent, Positive, Record, register
+from .base import Experiment, ExperimentConfig, Exponent, Positive, Record, register
 from .xor_maps_ceiling import ceilings, expressivity_bound, needed_share
 from .xor_maps_figure import figure
 from .xor_maps_finding import finding

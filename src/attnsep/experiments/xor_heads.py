@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Annotated
 import numpy as np
 from pydantic import Field, model_validator
 
-from ..configs import INITS, Init, OneStepConfig, inherit
+from ..configs import INITS, Device, Init, OneStepConfig, inherit
 from ..core.validate import require
 from ..metrics import calibration, stats
 from . import costs, xor_one_step
 from . import xor_heads_figures as figures
-from .base import Device, Experiment, ExperimentConfig, Positive, Record, register
+from .base import Experiment, ExperimentConfig, Positive, Record, register
 from .xor_one_step import (
     Series,
     falling_line,

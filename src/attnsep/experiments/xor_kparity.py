@@ -18,12 +18,11 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..configs import Init, XorTrainConfig, inherit
+from ..configs import Device, Init, XorTrainConfig, inherit
 from ..metrics import calibration, stats
 from ..metrics.stats import POWER
 from . import costs, plotting
 from .base import (
-    Device,
     Experiment,
     ExperimentConfig,
     Exponent,

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from pydantic import Field
 
-from ..configs import AttentionName, OneStepConfig, default, inherit
+from ..configs import AttentionName, Device, OneStepConfig, default, inherit
 from ..core.validate import require
 from ..metrics import calibration, stats
 from . import costs, plotting
-from .base import Device, Experiment, ExperimentConfig, InputLength, Positive, Record, register
+from .base import Experiment, ExperimentConfig, InputLength, Positive, Record, register
 
 if TYPE_CHECKING:
     from ..train.one_step import OneStepResult

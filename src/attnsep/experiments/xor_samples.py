@@ -18,12 +18,12 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from ..configs import OneStepConfig, inherit
+from ..configs import Device, OneStepConfig, inherit
 from ..metrics import calibration, stats
 from ..metrics.stats import POWER, fmt_interval
 from ..train.search import probe_matrix
 from . import costs, plotting, xor_samples_growth
-from .base import Device, Experiment, ExperimentConfig, InputLength, Positive, Record, register
+from .base import Experiment, ExperimentConfig, InputLength, Positive, Record, register
 from .sample_search import analyse, run_records, search_record, series, simulate, stuck_share
 from .xor_one_step import schedule_m
 

@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 from pydantic import Field
 
-from ..configs import OneStepConfig
+from ..configs import Device, OneStepConfig
 from ..metrics import calibration, stats
 from ..metrics.stats import POLYLOG, POWER
 from ..train.search import Outcomes, Probe, probe_matrix, smallest_passing
 from . import costs, plotting
-from .base import Device, Experiment, ExperimentConfig, InputLength, Record, register
+from .base import Experiment, ExperimentConfig, InputLength, Record, register
 
 RIVAL_MIN_ALPHA = 0.25
 """The rival of the held-out test: a power law ``c d^alpha`` with ``alpha >= 0.25``."""
