@@ -78,7 +78,7 @@ def cluster():
 @pytest.fixture(scope="module")
 def driver(cluster):
     """This process connected to the cluster, so that the sweeps after the first one find its
-    workers started (``run_ray`` uses a connection that is already there)."""
+    workers started (``RayExecutor.map`` uses a connection that is already there)."""
     ray.init(
         address=cluster.address, include_dashboard=False, log_to_driver=False,
         configure_logging=False,

@@ -1,8 +1,10 @@
 """Executors: run a list of jobs in-process, in a local process pool, or on a Ray cluster.
 
-All three call the same ``execute(job)`` and yield ``(job, row)`` as jobs finish; nothing
-else in attnsep knows which one runs. Every job runs with ``THREADS_PER_JOB`` torch threads,
-so its floating-point results are the same whatever executor ran it.
+Each is an :class:`Executor` object owning its options (``ProcessExecutor(workers=8)``,
+``RayExecutor(address=...)``); all call the same ``execute(job)`` and yield ``(job, row)`` as
+jobs finish, so nothing else in attnsep knows which one runs. Every job runs with
+``THREADS_PER_JOB`` torch threads, so its floating-point results are the same whatever executor
+ran it.
 
 On Ray, a job whose worker or node is lost is rerun elsewhere up to ``RAY_MAX_RETRIES``
 times; past that the sweep stops with :class:`WorkerDied` (finished jobs are already
@@ -17,17 +19,16 @@ import socket
 import sys
 import time
 import traceback
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
-from typing import Any
+from typing import Any, ClassVar
 
 from ..core.validate import int_at_least, one_of, require
 from ..experiments import base
 from .jobs import Job, environment
-
-EXECUTORS = ("inline", "process", "ray")
 
 
 class WorkerDied(RuntimeError):
@@ -83,27 +84,71 @@ def execute(job: Job) -> dict[str, Any]:
     }
 
 
-def run_inline(jobs: list[Job]) -> Iterator[tuple[Job, dict[str, Any]]]:
-    for job in jobs:
-        yield job, execute(job)
+Row = dict[str, Any]
 
 
-def run_process(
-    jobs: list[Job], workers: int | None = None
-) -> Iterator[tuple[Job, dict[str, Any]]]:
-    workers = int_at_least("workers", workers or os.cpu_count() or 1, 1)
-    with ProcessPoolExecutor(
-        max_workers=min(workers, max(1, len(jobs))), mp_context=get_context("spawn")
-    ) as pool:
-        pending = {pool.submit(execute, job): job for job in jobs}
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                try:
-                    row = future.result()
-                except BrokenProcessPool:
-                    raise WorkerDied(len(pending)) from None
-                yield pending.pop(future), row
+class Executor(ABC):
+    """Runs jobs (submitit's shape): :meth:`map` yields ``(job, row)`` as each job finishes,
+    :meth:`submit` runs one and returns its future. Each backend owns its options; a new
+    backend (a Slurm queue, say) is one more subclass in :data:`EXECUTORS`."""
+
+    name: ClassVar[str]
+
+    @abstractmethod
+    def map(self, jobs: list[Job]) -> Iterator[tuple[Job, Row]]:
+        """Run ``jobs``, yielding ``(job, row)`` in completion order."""
+
+    def submit(self, job: Job) -> Future[Row]:
+        """Run one job; its store row as a future (here: run at once)."""
+        future: Future[Row] = Future()
+        ((_, row),) = self.map([job])
+        future.set_result(row)
+        return future
+
+    @property
+    @abstractmethod
+    def workers(self) -> int:
+        """How many jobs run at once (for the plan's wall estimate)."""
+
+
+class InlineExecutor(Executor):
+    """Every job in this process, one after another."""
+
+    name = "inline"
+
+    def map(self, jobs: list[Job]) -> Iterator[tuple[Job, Row]]:
+        for job in jobs:
+            yield job, execute(job)
+
+    @property
+    def workers(self) -> int:
+        return 1
+
+
+class ProcessExecutor(Executor):
+    """A local pool of ``workers`` processes (default: the CPUs), started fresh (``spawn``)."""
+
+    name = "process"
+
+    def __init__(self, workers: int | None = None) -> None:
+        self._workers = int_at_least("workers", workers or os.cpu_count() or 1, 1)
+
+    @property
+    def workers(self) -> int:
+        return self._workers
+
+    def map(self, jobs: list[Job]) -> Iterator[tuple[Job, Row]]:
+        size = min(self._workers, max(1, len(jobs)))
+        with ProcessPoolExecutor(max_workers=size, mp_context=get_context("spawn")) as pool:
+            pending = {pool.submit(execute, job): job for job in jobs}
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    try:
+                        row = future.result()
+                    except BrokenProcessPool:
+                        raise WorkerDied(len(pending)) from None
+                    yield pending.pop(future), row
 
 
 def check_reachable(address: str | None) -> None:
@@ -124,7 +169,7 @@ def check_reachable(address: str | None) -> None:
         ) from None
 
 
-def connect_ray(address: str | None):
+def connect_ray(address: str | None) -> tuple[Any, bool]:
     """The ``ray`` module, connected to ``address`` (or a local instance); True if this call
     started the connection (the caller then shuts it down)."""
     try:
@@ -144,71 +189,107 @@ def connect_ray(address: str | None):
     return ray, True
 
 
-def run_ray(jobs: list[Job], address: str | None = None) -> Iterator[tuple[Job, dict[str, Any]]]:
-    ray, started_here = connect_ray(address)
-    from ray import exceptions as lost
+class RayExecutor(Executor):
+    """A Ray cluster at ``address`` (``host:port``; default: a running or a local instance),
+    ``THREADS_PER_JOB`` CPUs per job; lost workers' jobs are retried ``RAY_MAX_RETRIES``
+    times. The address is checked when the executor is made: a cluster that does not answer
+    fails at once."""
 
-    lost_work = (
-        lost.WorkerCrashedError,
-        lost.NodeDiedError,
-        lost.ObjectLostError,
-        lost.LocalRayletDiedError,
-        lost.OutOfMemoryError,
-    )
-    pending: dict = {}
-    try:
-        remote = ray.remote(num_cpus=THREADS_PER_JOB, max_retries=RAY_MAX_RETRIES)(execute)
-        pending = {remote.remote(job): job for job in jobs}
-        while pending:
-            done, _ = ray.wait(list(pending), num_returns=1)
-            for ref in done:
-                try:
-                    row = ray.get(ref)
-                except lost_work:
-                    raise WorkerDied(
-                        len(pending),
-                        f"a Ray worker or node was lost and Ray's {RAY_MAX_RETRIES} retries of "
-                        "a job ran out",
-                    ) from None
-                yield pending.pop(ref), row
-    finally:
-        if started_here:
-            ray.shutdown()  # the cluster drops this driver's unfinished jobs
-        else:
-            for ref in pending:  # a Ray instance we did not start runs on: drop them there
-                ray.cancel(ref)
+    name = "ray"
+
+    def __init__(self, address: str | None = None) -> None:
+        check_reachable(address)
+        self.address = address
+
+    def map(self, jobs: list[Job]) -> Iterator[tuple[Job, Row]]:
+        ray, started_here = connect_ray(self.address)
+        from ray import exceptions as lost
+
+        lost_work = (
+            lost.WorkerCrashedError,
+            lost.NodeDiedError,
+            lost.ObjectLostError,
+            lost.LocalRayletDiedError,
+            lost.OutOfMemoryError,
+        )
+        pending: dict = {}
+        try:
+            remote = ray.remote(num_cpus=THREADS_PER_JOB, max_retries=RAY_MAX_RETRIES)(execute)
+            pending = {remote.remote(job): job for job in jobs}
+            while pending:
+                done, _ = ray.wait(list(pending), num_returns=1)
+                for ref in done:
+                    try:
+                        row = ray.get(ref)
+                    except lost_work:
+                        raise WorkerDied(
+                            len(pending),
+                            f"a Ray worker or node was lost and Ray's {RAY_MAX_RETRIES} "
+                            "retries of a job ran out",
+                        ) from None
+                    yield pending.pop(ref), row
+        finally:
+            if started_here:
+                ray.shutdown()  # the cluster drops this driver's unfinished jobs
+            else:
+                for ref in pending:  # a Ray instance we did not start runs on: drop them there
+                    ray.cancel(ref)
+
+    @property
+    def workers(self) -> int:
+        """The cluster's CPUs over ``THREADS_PER_JOB`` (a local instance: this machine's)."""
+        running = sys.modules.get("ray") is not None and sys.modules["ray"].is_initialized()
+        if self.address is None and "RAY_ADDRESS" not in os.environ and not running:
+            return max(1, (os.cpu_count() or 1) // THREADS_PER_JOB)
+        ray, started_here = connect_ray(self.address)
+        try:
+            return max(1, int(ray.cluster_resources().get("CPU", 0)) // THREADS_PER_JOB)
+        finally:
+            if started_here:
+                ray.shutdown()
+
+
+BACKENDS: dict[str, type[Executor]] = {
+    cls.name: cls for cls in (InlineExecutor, ProcessExecutor, RayExecutor)
+}
+"""The backends by name (``--executor``)."""
+EXECUTORS: tuple[str, ...] = tuple(BACKENDS)
+
+
+def make_executor(name: str, *, workers: int | None = None, address: str | None = None) -> Executor:
+    """The executor ``name`` with its options; an option of another backend is an error."""
+    one_of("executor", name, EXECUTORS)
+    if workers is not None:
+        require(name == "process", f"--workers is for --executor process, not {name!r}")
+    if address is not None:
+        require(name == "ray", f"--address is for --executor ray, not {name!r}")
+    if name == "process":
+        return ProcessExecutor(workers)
+    if name == "ray":
+        return RayExecutor(address)
+    return BACKENDS[name]()
+
+
+def as_executor(
+    executor: str | Executor, *, workers: int | None = None, address: str | None = None
+) -> Executor:
+    """``executor`` itself, or the one its name and options make (:func:`make_executor`)."""
+    if isinstance(executor, Executor):
+        return executor
+    return make_executor(executor, workers=workers, address=address)
 
 
 def worker_count(executor: str, workers: int | None = None, address: str | None = None) -> int:
-    """How many jobs the executor runs at once: 1 inline, ``workers`` (default: the CPUs) in a
-    process pool, the cluster's CPUs over ``THREADS_PER_JOB`` on Ray."""
-    one_of("executor", executor, EXECUTORS)
-    if executor == "inline":
-        return 1
-    if executor == "process":
-        return int_at_least("workers", workers or os.cpu_count() or 1, 1)
-    running = sys.modules.get("ray") is not None and sys.modules["ray"].is_initialized()
-    if address is None and "RAY_ADDRESS" not in os.environ and not running:
-        return max(1, (os.cpu_count() or 1) // THREADS_PER_JOB)  # the local instance Ray starts
-    ray, started_here = connect_ray(address)
-    try:
-        return max(1, int(ray.cluster_resources().get("CPU", 0)) // THREADS_PER_JOB)
-    finally:
-        if started_here:
-            ray.shutdown()
+    """How many jobs the named executor runs at once (:attr:`Executor.workers`)."""
+    return as_executor(executor, workers=workers, address=address).workers
 
 
 def run_jobs(
     jobs: list[Job],
-    executor: str = "process",
+    executor: str | Executor = "process",
     *,
     workers: int | None = None,
     address: str | None = None,
-) -> Iterator[tuple[Job, dict[str, Any]]]:
-    """Run ``jobs`` on the named executor, yielding ``(job, row)`` in completion order."""
-    one_of("executor", executor, EXECUTORS)
-    if executor == "inline":
-        return run_inline(jobs)
-    if executor == "process":
-        return run_process(jobs, workers)
-    return run_ray(jobs, address)
+) -> Iterator[tuple[Job, Row]]:
+    """Run ``jobs`` on ``executor`` (an :class:`Executor`, or a name and its options)."""
+    return as_executor(executor, workers=workers, address=address).map(jobs)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .executors import run_jobs
+from .executors import Executor, run_jobs
 from .jobs import Job
 from .store import Store
 
@@ -30,14 +30,15 @@ def unique(jobs: list[Job]) -> list[Job]:
 def run_sweep(
     jobs: list[Job],
     store: Store,
-    executor: str = "process",
+    executor: str | Executor = "process",
     *,
     workers: int | None = None,
     address: str | None = None,
     on_start: Callable[[int, int], None] | None = None,
     on_done: Callable[[Job, dict[str, Any]], None] | None = None,
 ) -> SweepOutcome:
-    """Compute every job missing from ``store``; each finished job is stored at once.
+    """Compute every job missing from ``store`` on ``executor`` (an :class:`Executor`, or a
+    backend's name with ``workers`` / ``address``); each finished job is stored at once.
 
     ``on_start(to_run, cached)`` and ``on_done(job, row)`` report progress.
     """

@@ -1,0 +1,85 @@
+"""Executors as objects (engine/executors.py): each backend owns its options, ``map`` and
+``submit`` give the same rows, and a new backend is one subclass that a sweep accepts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from attnsep.engine import executors
+from attnsep.engine.executors import (
+    Executor,
+    InlineExecutor,
+    ProcessExecutor,
+    RayExecutor,
+    make_executor,
+)
+from attnsep.engine.jobs import jobs_for
+from attnsep.engine.store import Store
+from attnsep.engine.sweep import run_sweep
+from attnsep.experiments import base
+
+TINY = {"d_values": [16], "m_values": [4], "seeds": 2, "series": ["fixed"]}
+
+
+def tiny_jobs(count: int = 2):
+    exp = base.get("one-step")
+    return [
+        job
+        for seed in range(count)
+        for job in jobs_for("one-step", exp.config("quick", **TINY, seed=seed))
+    ]
+
+
+def records(rows):
+    return {job.key: row["records"] for job, row in rows}
+
+
+def test_each_backend_owns_its_options():
+    assert isinstance(make_executor("inline"), InlineExecutor)
+    assert make_executor("process", workers=3).workers == 3
+    assert make_executor("inline").workers == 1
+    with pytest.raises(ValueError, match="executor must be one of inline, process, ray"):
+        make_executor("slurm")
+    with pytest.raises(ValueError, match="--workers is for --executor process, not 'inline'"):
+        make_executor("inline", workers=2)
+    with pytest.raises(ValueError, match="--address is for --executor ray, not 'process'"):
+        make_executor("process", address="127.0.0.1:1")
+    with pytest.raises(ValueError, match="workers must be an integer >= 1"):
+        ProcessExecutor(workers=-1)
+    with pytest.raises(ValueError, match="--address must be host:port"):
+        RayExecutor(address="nowhere")
+
+
+def test_map_and_submit_give_the_same_rows_on_every_local_backend():
+    jobs = tiny_jobs()
+    inline = records(InlineExecutor().map(jobs))
+    assert set(inline) == {job.key for job in jobs}
+    assert records(ProcessExecutor(workers=2).map(jobs)) == inline
+    row = InlineExecutor().submit(jobs[0]).result()
+    assert row["status"] == "done" and row["records"] == inline[jobs[0].key]
+
+
+class Reversed(Executor):
+    """A toy backend: runs the jobs last to first, in this process."""
+
+    name = "reversed"
+
+    def map(self, jobs) -> Iterator:
+        for job in reversed(jobs):
+            yield job, executors.execute(job)
+
+    @property
+    def workers(self) -> int:
+        return 1
+
+
+def test_a_new_backend_is_one_class_that_a_sweep_accepts(tmp_path):
+    jobs = tiny_jobs()
+    store = Store(tmp_path / "s.sqlite")
+    outcome = run_sweep(jobs, store, Reversed())
+    assert (outcome.computed, outcome.cached) == (2, 0)
+    stored = {row["config_hash"]: row["records"] for row in store.rows()}
+    assert stored == records(InlineExecutor().map(jobs))
+    assert run_sweep(jobs, store, Reversed()).cached == 2
