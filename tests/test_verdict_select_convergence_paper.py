@@ -11,7 +11,7 @@ import pytest
 
 from attnsep.experiments import select_convergence as exp
 from attnsep.experiments import select_convergence_paper as paper
-from attnsep.metrics import stats
+from attnsep.metrics import calibration, stats
 
 CONFIG = exp.Config(paper_widths=[128, 256, 512])
 UNIFORM = 10 * 17 / 60
@@ -98,7 +98,8 @@ def test_b5_1_ignores_the_paper_settings_records_and_carries_b5_1b_as_companion(
 
 
 def test_error_rates_separate_the_floor_from_a_stall():
-    rates = paper.calibrate(records(), CONFIG, [], simulations=100)
+    laws = paper.hypotheses(records(), CONFIG)
+    rates = calibration.calibrate(paper.verdict, laws, CONFIG, [], 100, seed=0)
     assert rates["power"] >= 0.9 and rates["false_pass"] <= 0.05, rates
 
 

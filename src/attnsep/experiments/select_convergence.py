@@ -268,8 +268,9 @@ def verdict(records: list[Record], config: Config) -> dict:
     if config.paper_widths and not calibration.in_simulation():
         entry = paper_setting.verdict(records, config)
         candidates = EXPERIMENT.larger(config)
-        entry["calibration"] = (
-            paper_setting.calibrate(records, config, candidates) if entry["estimates"] else None
+        laws = paper_setting.hypotheses(records, config) if entry["estimates"] else None
+        entry["calibration"] = laws and calibration.calibrate(
+            paper_setting.verdict, laws, config, candidates, seed=config.seed
         )
         extra["companions"] = [entry]
     rows = summarize(records)

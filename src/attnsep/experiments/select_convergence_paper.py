@@ -279,18 +279,6 @@ def hypotheses(records: list[Record], config: Any) -> calibration.Hypotheses:
     )
 
 
-def calibrate(
-    records: list[Record],
-    config: Any,
-    candidates: list[tuple[str, Any]],
-    simulations: int = calibration.SIMULATIONS,
-) -> dict[str, Any]:
-    """B5.1b's error rates at ``config``, with ``candidates`` tried when they miss the goals."""
-    return calibration.calibrate(
-        verdict, hypotheses(records, config), config, candidates, simulations, seed=config.seed
-    )
-
-
 def panel(ax: Any, records: list[Record]) -> None:
     """SGD in the paper's setting / the family's best against ``m_p``, with the 1.1 line."""
     from .select_common import mean_bars
