@@ -122,3 +122,38 @@ def test_configs_import_only_the_core() -> None:
         check=True,
     ).stdout.split()
     assert set(loaded) <= CORE | {"attnsep.configs"}, loaded
+
+
+def outside_the_cli(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The package modules ``name`` imports other than ``attnsep.api``, ``attnsep.configs`` and
+    the command line's own (``attnsep.cli``, ``attnsep.cli.*``)."""
+    allowed = {"attnsep.api", "attnsep.configs", "attnsep.cli"}
+    found = imported(name, path, known)
+    return {m for m in found if m not in allowed and not m.startswith("attnsep.cli.")}
+
+
+def test_the_command_line_goes_through_the_api() -> None:
+    """DESIGN (one door): every module of ``attnsep/cli`` imports, anywhere in it (inside
+    functions too, not under ``if TYPE_CHECKING:``), only ``attnsep.api``, ``attnsep.configs``
+    and ``attnsep.cli.*``."""
+    known = modules()
+    cli = {n: p for n, p in known.items() if n == "attnsep.cli" or n.startswith("attnsep.cli.")}
+    assert len(cli) > 3
+    for name, path in sorted(cli.items()):
+        assert not outside_the_cli(name, path, known), f"{name} imports around the api"
+
+
+def test_the_door_check_sees_a_lazy_import(tmp_path: Path) -> None:
+    """The check above finds an import inside a function, and skips ``TYPE_CHECKING``."""
+    source = tmp_path / "fake.py"
+    source.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from .. import api\n"
+        "if TYPE_CHECKING:\n"
+        "    from ..results import SweepResult\n"
+        "def command():\n"
+        "    from ..engine.store import Store\n"
+        "    from ..configs import require\n"
+    )
+    found = outside_the_cli("attnsep.cli.fake", source, modules())
+    assert found == {"attnsep.engine.store"}

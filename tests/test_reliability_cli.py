@@ -306,12 +306,12 @@ def install_guards(monkeypatch) -> None:
         return guard
 
     for target in (
-        "attnsep.cli.xor.run_one_step",
-        "attnsep.cli.select.train",
-        "attnsep.cli.fcn.train_xor",
-        "attnsep.cli.fcn.train_selection",
+        "attnsep.train.one_step.run_one_step",
+        "attnsep.train.selection.train",
+        "attnsep.train.fcn.train_xor",
+        "attnsep.train.fcn.train_selection",
         "attnsep.api.run_experiment",
-        "attnsep.cli.engine.run_sweep",
+        "attnsep.engine.sweep.run_sweep",
     ):
         monkeypatch.setattr(target, guard_for(target))
 

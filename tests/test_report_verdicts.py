@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from attnsep.cli.engine import VERDICT_COLORS
 from attnsep.metrics import stats
 from attnsep.report.html import BADGES, render, write_report
+from attnsep.report.text_tables import VERDICT_COLORS
 
 
 def claim(verdict: str, estimates: list[dict]) -> dict:

@@ -1,40 +1,93 @@
 """The public API: what ``attnsep``'s commands compute, callable from Python and notebooks.
 
-Every function validates its input at the library's typed configs (bad input raises a
-one-line ``ValueError`` naming the value and what is allowed) and returns a frozen result
-with ``summary()`` and ``to_frame()`` (``attnsep.results``). The numbers are the
-commands' own: the same configs, streams and seeds give the same values.
+Every command of the command line is one function here, with the same numbers: the same
+configs, streams and seeds give the same values. Every function validates its input first
+(bad input raises a one-line ``ValueError`` naming the value and what is allowed) and loads
+torch only when it computes, so importing this module is cheap. Results are frozen types
+with ``summary()`` and ``to_frame()`` (``attnsep.results``) or plain data.
+
+The functions on the results store (``runs``, ``stored_run``, ``load_runs``, ``export_runs``:
+``attnsep.engine.runs``), the plans (``plan``, ``sweep_plan``: ``attnsep.engine.planning``) and
+the reproduction (``reproduce``, ``reproduce_plan``, ``report``: ``attnsep.report.reproduction``)
+are written beside the layer they belong to and imported here: this module is the one door.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel
 
-from .configs import EVAL_SIZE, SelectionFCNConfig, XorFCNConfig, default
-from .core.device import torch_threads
+from .configs import (
+    EVAL_SIZE,
+    OneStepConfig,
+    SelectionFCNConfig,
+    SelectionTrainConfig,
+    V1Config,
+    XorFCNConfig,
+    XorTrainConfig,
+    default,
+)
+from .core.io import writable_folder, writable_target
 from .core.validate import int_at_least, one_of, require
-from .engine.calibration import BUDGET
-from .engine.calibration import CalibrationFailed as CalibrationFailed  # raised by plan()
-from .engine.executors import EXECUTORS
-from .engine.jobs import Job, expand_grid, jobs_for
-from .engine.store import DEFAULT_PATH, Store
-from .engine.sweep import run_sweep
-from .experiments import base
-from .metrics.selection import evaluate_lengths
-from .results import ExperimentResult, FCNResult, SelectorResult, SweepResult, XorStepResult
-from .tasks.selection import TokenSelection
-from .train.fcn import train_selection
-from .train.fcn import train_xor as train_xor_fcn
-from .train.one_step import OneStepConfig, run_one_step
-from .train.selection import SelectionTrainConfig, train
-from .train.xor_train import XorTrainConfig, XorTrainResult, train_xor
+from .engine.planning import plan as plan
+from .engine.planning import sweep_plan as sweep_plan
+from .engine.runs import export_runs as export_runs
+from .engine.runs import load_runs as load_runs
+from .engine.runs import runs as runs
+from .engine.runs import stored_run as stored_run
+from .engine.store import DEFAULT_PATH
+from .report import reproduction
+from .report.reproduction import Reproduction as Reproduction
+from .report.reproduction import report as report
+from .report.reproduction import reproduce as reproduce
+from .report.reproduction import reproduce_plan as reproduce_plan
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .engine.calibration import CalibrationFailed as CalibrationFailed
+    from .engine.executors import WorkerDied as WorkerDied
+    from .engine.jobs import Job
+    from .engine.plan import Plan
+    from .report.text_tables import TextTable
+    from .results import (
+        ExperimentResult,
+        FCNResult,
+        FrontierResult,
+        SelectorResult,
+        SweepResult,
+        XorStepResult,
+    )
+    from .train.xor_train import XorTrainResult
+
+REPORT_FOLDER = reproduction.FOLDER
+"""Where [`reproduce`][attnsep.api.reproduce] and [`report`][attnsep.api.report] write the
+report unless told."""
 FCN_TASKS = ("xor", "select")
+FRONTIER_SOLVERS = ("law", "population", "sgd")
+"""``frontier_select``'s solvers (``experiments.select_width``)."""
+
+Progress = Callable[[int, int], None]
+"""Called as ``progress(done, total)``: once with 0 before the first step, then after each."""
+_ERRORS = {"CalibrationFailed": "calibration", "WorkerDied": "executors"}
+"""The engine's errors a caller may catch (``api.CalibrationFailed``: a plan's calibration
+could not time a job; ``api.WorkerDied``: a worker died with jobs unfinished), by the module
+of ``attnsep.engine`` that raises them."""
+
+
+def __getattr__(name: str) -> Any:
+    """The engine's errors (``_ERRORS``), imported when first asked for: their modules load
+    the process machinery, which a command that only checks its input or lists does not need."""
+    if name in _ERRORS:
+        from importlib import import_module
+
+        return getattr(import_module(f".engine.{_ERRORS[name]}", __package__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _config(config_type: type[BaseModel], named: dict[str, Any], options: dict[str, Any]) -> Any:
@@ -58,6 +111,7 @@ def xor_one_step(
     seed: int = 0,
     attention: str = default(OneStepConfig, "attention"),
     keep_embeddings: bool = False,
+    save: str | Path | None = None,
     **options: Any,
 ) -> XorStepResult:
     """One gradient step of the k-head attention model on sparse XOR (SPEC A5, A6).
@@ -79,6 +133,8 @@ def xor_one_step(
         Attention map (``softmax``, ``linear``, ``erf``, ... see ``attnsep.attention``).
     keep_embeddings
         Keep ``V`` (``E x d x m``) so that ``result.attention()`` can give the weights.
+    save
+        An ``.npz`` file to write the state and metrics into (checked before computing).
     **options
         Any other field of ``attnsep.train.one_step.OneStepConfig``: ``eta``, ``eta_scale``,
         ``samples`` (an empirical step on that many samples), ``support``, ``k``, ``noise``,
@@ -87,11 +143,20 @@ def xor_one_step(
     Returns
     -------
     XorStepResult
-        Per-replica losses, certified errors, success, specialization and collapse.
+        Per-replica losses, certified errors, success, specialization and collapse;
+        ``report()`` is the command's JSON object.
     """
     named = {"d": d, "m": m, "seeds": seeds, "seed": seed, "attention": attention}
     config = _config(OneStepConfig, named, options)
-    return XorStepResult(run_one_step(config, keep_embeddings=keep_embeddings))
+    if save is not None:
+        writable_target(save, ".npz")
+    from .results import XorStepResult
+    from .train.one_step import run_one_step
+
+    raw = run_one_step(config, keep_embeddings=keep_embeddings or save is not None)
+    if save is not None:
+        raw.save(str(save))
+    return XorStepResult(raw)
 
 
 def xor_train(
@@ -102,20 +167,26 @@ def xor_train(
     steps: int = default(XorTrainConfig, "steps"),
     seed: int = 0,
     attention: str = default(XorTrainConfig, "attention"),
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
+    save: str | Path | None = None,
+    figures: str | Path | None = None,
     **options: Any,
 ) -> XorTrainResult:
     """Many training steps of the k-head model on sparse parity (SPEC A2, A4, A6).
 
-    The computation of ``attnsep xor train`` (``attnsep.train.xor_train.train_xor``):
-    exact population gradient descent by default, or SGD / Adam on samples.
+    The computation of ``attnsep xor train`` (``attnsep.train.xor_train.train_xor``, on one
+    torch thread): exact population gradient descent by default, or SGD / Adam on samples.
 
     Parameters
     ----------
     d, m, seeds, steps, seed, attention
         As for [`xor_one_step`][attnsep.api.xor_one_step]; ``steps`` training steps.
     progress
-        Called as ``progress(step, steps)`` after every step.
+        Called as ``progress(step, steps)``: with 0 before the first step, then after each.
+    save
+        An ``.npz`` file for the trajectories and the state (``xor_train.load_result``).
+    figures
+        A folder to draw ``train_loss.png`` and ``train_attention.png`` into.
     **options
         Any other field of ``attnsep.train.xor_train.XorTrainConfig``: ``k``,
         ``gradient`` (``population``, ``fresh``, ``fixed``), ``samples``, ``cube_fraction``,
@@ -125,12 +196,81 @@ def xor_train(
     Returns
     -------
     XorTrainResult
-        Trajectories per replica and step; ``summary()`` and ``to_frame()`` (one row per
-        replica and step).
+        Trajectories per replica and step; ``summary()`` (the command's JSON object, with the
+        figures' paths) and ``to_frame()`` (one row per replica and step).
     """
     named = {"d": d, "m": m, "seeds": seeds, "steps": steps, "seed": seed, "attention": attention}
     config = _config(XorTrainConfig, named, options)
-    return train_xor(config, progress=progress)
+    if save is not None:
+        writable_target(save, ".npz")
+    if figures is not None:
+        writable_folder(figures)
+    from .core.device import torch_threads
+    from .train.xor_train import train_xor
+
+    if progress is not None:
+        progress(0, config.steps)
+    with torch_threads(1):  # many small tensors: one thread
+        result = train_xor(config, progress=progress)
+    if save is not None:
+        result.save(str(save))
+    if figures is not None:
+        drawn = tuple(str(path) for path in xor_train_figures(result, figures))
+        result = dataclasses.replace(result, figures=drawn)
+    return result
+
+
+def xor_train_figures(result: XorTrainResult, folder: str | Path) -> list[Path]:
+    """The figures of a training run (``attnsep xor train --figures``) written into
+    ``folder``: their paths."""
+    from .report.xor_train_figures import figures
+
+    return figures(result, writable_folder(folder))
+
+
+def xor_train_v1(
+    n: int = default(V1Config, "n"),
+    k: int = default(V1Config, "k"),
+    seeds: int = default(V1Config, "seeds"),
+    *,
+    seed: int = 0,
+    progress: Progress | None = None,
+    **options: Any,
+) -> dict[str, Any]:
+    """Train the authors' earlier k-parity model, as they describe (``attnsep xor train-v1``):
+    4x4 attention matrices with two trainable entries and a fixed ReLU read-out
+    (``attnsep.models.kparity_v1``), full-batch Adam on every replica at once.
+
+    Parameters
+    ----------
+    n
+        Input length (the whole cube of ``2^n`` inputs is split into train and test).
+    k
+        Support size = number of heads.
+    seeds, seed
+        Number of replicas and base seed (the same split and support as ``xor_train``).
+    progress
+        Called as ``progress(epoch, epochs)``: with 0 before the first epoch, then after each.
+    **options
+        Any other field of ``attnsep.configs.V1Config``: ``epochs``, ``lr``,
+        ``train_fraction``, ``target``.
+
+    Returns
+    -------
+    dict
+        The command's JSON object: the config, the median test accuracy at marked epochs,
+        each replica's final test accuracy and epochs to test accuracy 0.95.
+    """
+    config = _config(V1Config, {"n": n, "k": k, "seeds": seeds, "seed": seed}, options)
+    from .core.device import torch_threads
+    from .results import v1_report
+    from .train.kparity_v1 import train_v1
+
+    if progress is not None:
+        progress(0, config.epochs)
+    with torch_threads(1):
+        result = train_v1(config, progress=progress)
+    return v1_report(config, result)
 
 
 # ------------------------------------------------------------------------ token selection
@@ -147,6 +287,7 @@ def train_selector(
     seed: int = 0,
     eval_lengths: Iterable[int] = (),
     eval_size: int = EVAL_SIZE,
+    save: str | Path | None = None,
     **options: Any,
 ) -> SelectorResult:
     """Train the one-layer selector on q-sparse averaging and evaluate it (SPEC B3, B5.3).
@@ -174,6 +315,8 @@ def train_selector(
         Lengths ``T'`` to evaluate at besides ``T`` (length generalization).
     eval_size
         Evaluation sequences per length.
+    save
+        An ``.npz`` file for ``W`` (and a fixed PE's table), the curve and the losses.
     **options
         Any other field of ``attnsep.train.selection.SelectionTrainConfig``: ``pe_kind``,
         ``trainable`` (``full``, ``position``), ``objective`` (``sgd``, ``population``),
@@ -182,30 +325,63 @@ def train_selector(
     Returns
     -------
     SelectorResult
-        ``W``, the training curve and the losses per replica and length.
+        ``W``, the training curve and the losses per replica and length; ``report()`` is the
+        command's JSON object.
     """
+    named = {"d": d, "T": T, "q": q, "pe": pe, "pe_dim": m_p, "replicas": seeds, "seed": seed}
+    config = _config(SelectionTrainConfig, named, options)
     lengths = list(dict.fromkeys([T, *eval_lengths]))
     for length in lengths:
         int_at_least("eval length", length, max(q, 1))
     int_at_least("eval size", eval_size, 2)
-    named = {
-        "d": d,
-        "T": T,
-        "q": q,
-        "pe": pe,
-        "pe_dim": m_p,
-        "replicas": seeds,
-        "seed": seed,
-        "fixed_positions": max(lengths) if pe == "fixed" else None,
-    }
-    config = _config(SelectionTrainConfig, named, options)
+    if pe == "fixed":
+        config = _config(SelectionTrainConfig, {**named, "fixed_positions": max(lengths)}, options)
+    if save is not None:
+        writable_target(save, ".npz")
+    from .core.device import torch_threads
+    from .metrics.selection import evaluate_lengths
+    from .results import SelectorResult
+    from .tasks.selection import TokenSelection
+    from .train.selection import train
+
     start = time.perf_counter()
     with torch_threads(1):
         result = train(config)
         rows = evaluate_lengths(
             result.W, TokenSelection.of(config), result.encodings, lengths, seed, eval_size
         )
-    return SelectorResult(result, tuple(rows), time.perf_counter() - start, eval_size)
+    run = SelectorResult(result, tuple(rows), time.perf_counter() - start, eval_size)
+    if save is not None:
+        run.save(str(save))
+    return run
+
+
+def selection_bounds(
+    T: int, q: int, d: int | None = None, width: int | None = None
+) -> dict[str, Any]:
+    """The FCN's loss floor and the reference losses, exact (SPEC B4; ``attnsep select bound``).
+
+    Parameters
+    ----------
+    T
+        Sequence length.
+    q
+        Subset size.
+    d
+        Token dimension: the reference losses are summed over ``d`` coordinates (``None``:
+        per coordinate).
+    width
+        The FCN's first-layer width, for the width form of the floor (needs ``d``).
+
+    Returns
+    -------
+    dict
+        Each loss as a float and as its exact fraction, and the floor's form.
+    """
+    require(width is None or d is not None, "width needs d (the floor is (Td-w)(T-q)/(qT(T-1)))")
+    from .exact.selection_bounds import selection_bounds_report
+
+    return selection_bounds_report(T, q, d, width)
 
 
 # ------------------------------------------------------------------------ FCN baselines
@@ -232,42 +408,37 @@ def train_fcn(task: str, *, seeds: int | None = None, seed: int = 0, **options: 
     Returns
     -------
     FCNResult
-        The trained nets and per-replica errors or losses.
+        The trained nets and per-replica errors or losses; ``report()`` is the command's JSON.
     """
     one_of("task", task, FCN_TASKS)
     config_type = XorFCNConfig if task == "xor" else SelectionFCNConfig
     named = {"seed": seed} if seeds is None else {"seed": seed, "replicas": seeds}
     config = _config(config_type, named, options)
-    raw = train_xor_fcn(config) if task == "xor" else train_selection(config)
+    from .results import FCNResult
+    from .train.fcn import train_selection, train_xor
+
+    raw = train_xor(config) if task == "xor" else train_selection(config)
     return FCNResult(task, raw)
 
 
-# ------------------------------------------------------------------------ the engine
+# ------------------------------------------------------------------------ the experiments
 
 
-def list_experiments():
-    """The registered experiments (one per claim of SPEC A7, B5, C): a DataFrame with
-    ``name``, ``claim``, ``title`` and ``paper`` (the paper's statement)."""
-    import pandas as pd
-
+def experiments() -> list[dict[str, str]]:
+    """The registered experiments, one per claim of SPEC A7, B5, C (``attnsep list``): each
+    one's ``name``, ``claim``, ``title`` and ``paper`` (the paper's statement), as plain dicts;
+    read from the sources, so this loads neither numpy nor torch."""
     from .experiments import catalog
 
-    return pd.DataFrame(list(catalog()))
+    return [dict(item) for item in catalog()]
 
 
-def _run_jobs(
-    jobs: list[Job], store: str | Path, executor: str, **engine: Any
-) -> tuple[Path, tuple[dict[str, Any], ...], int, int]:
-    """Run ``jobs`` into the store (skipping stored ones); their rows in job order."""
-    one_of("executor", executor, EXECUTORS)
-    db = Store(store)
-    try:
-        outcome = run_sweep(jobs, db, executor, **engine)
-        found = {row["config_hash"]: row for row in db.rows(keys=[job.key for job in jobs])}
-    finally:
-        db.close()
-    rows = tuple(found[key] for key in dict.fromkeys(job.key for job in jobs) if key in found)
-    return db.path, rows, outcome.computed, outcome.cached
+def list_experiments() -> pd.DataFrame:
+    """The registered experiments ([`experiments`][attnsep.api.experiments]) as a DataFrame
+    with the columns ``name``, ``claim``, ``title`` and ``paper``."""
+    import pandas as pd
+
+    return pd.DataFrame(experiments())
 
 
 def run_experiment(
@@ -289,7 +460,7 @@ def run_experiment(
     Parameters
     ----------
     name
-        An experiment name ([`list_experiments`][attnsep.api.list_experiments]).
+        An experiment name ([`experiments`][attnsep.api.experiments]).
     preset
         ``quick``, ``standard`` or ``full``: the sizes the config starts from.
     config
@@ -307,41 +478,50 @@ def run_experiment(
         The stored rows, the records, and the verdict (``reproduced``, ``not reproduced``,
         ``inconclusive``, or ``incomplete`` when a job failed).
     """
+    from .engine.jobs import jobs_for
+    from .engine.sweep import check_engine, run_into
+    from .experiments import base
+
     one_of("preset", preset, base.PRESETS)
     experiment = base.get(name)
+    check_engine(executor, workers, address)
     typed = experiment.config(preset, **(config or {}))
-    jobs = jobs_for(name, typed)
-    path, rows, computed, cached = _run_jobs(
-        jobs, store, executor, address=address, workers=workers
+    path, rows, outcome = run_into(
+        jobs_for(name, typed), store, executor, address=address, workers=workers
     )
     failed = [row for row in rows if row["status"] != "done"]
     if failed:
-        outcome = {
+        verdict = {
             "verdict": "incomplete",
             "reason": f"{len(failed)} of {len(rows)} jobs failed; first error: "
             + failed[0]["error"].splitlines()[0],
         }
     else:
-        records = [record for row in rows for record in row["records"]]
-        outcome = experiment.verdict(records, typed)
+        verdict = experiment.verdict([r for row in rows for r in row["records"]], typed)
+    from .results import ExperimentResult
+
     return ExperimentResult(
         name=name,
         claim=experiment.claim,
         preset=preset,
         config=typed,
         rows=rows,
-        outcome=outcome,
-        computed=computed,
-        cached=cached,
+        outcome=verdict,
+        computed=outcome.computed,
+        cached=outcome.cached,
         store=path,
     )
 
 
+# ------------------------------------------------------------------------ sweeps and plans
+
+
 def sweep(
     experiment: str,
-    grid: dict[str, list[Any]] | None = None,
+    grid: dict[str, list[Any]] | Sequence[str] | None = None,
     *,
-    fixed: dict[str, Any] | None = None,
+    fixed: dict[str, Any] | Sequence[str] | None = None,
+    config_file: str | Path | None = None,
     preset: str = "quick",
     executor: str = "inline",
     store: str | Path = DEFAULT_PATH,
@@ -356,11 +536,15 @@ def sweep(
     Parameters
     ----------
     experiment
-        An experiment name ([`list_experiments`][attnsep.api.list_experiments]).
+        An experiment name ([`experiments`][attnsep.api.experiments]).
     grid
-        ``{field: [value, ...]}``: one config per point of the product.
+        ``{field: [value, ...]}``, or ``["field=v1,v2", ...]`` as on the command line: one
+        config per point of the product.
     fixed
-        ``{field: value}``: fields set at every point.
+        ``{field: value}``, or ``["field=value", ...]``: fields set at every point.
+    config_file
+        A TOML or YAML file with ``set`` and ``grid`` tables, overridden field by field by
+        ``fixed`` and ``grid``.
     preset
         The preset the fields start from.
     executor, store, address, workers
@@ -371,85 +555,175 @@ def sweep(
     Returns
     -------
     SweepResult
-        The grid points, the stored rows of its jobs, what was computed and what was cached.
+        The grid points, the stored rows of its jobs, what was computed and what was cached;
+        ``report()`` is the command's JSON object.
     """
-    one_of("preset", preset, base.PRESETS)
-    base.get(experiment)
-    configs = expand_grid(experiment, preset, dict(fixed or {}), dict(grid or {}))
-    jobs = [job for config in configs for job in jobs_for(experiment, config)]
-    path, rows, computed, cached = _run_jobs(
-        jobs,
-        store,
-        executor,
-        address=address,
-        workers=workers,
-        on_start=on_start,
-        on_done=on_done,
+    from .engine.jobs import sweep_jobs
+    from .engine.sweep import check_engine, run_into
+
+    check_engine(executor, workers, address)
+    configs, jobs = sweep_jobs(experiment, preset, fixed or {}, grid or {}, config_file)
+    path, rows, outcome = run_into(
+        jobs, store, executor, address=address, workers=workers, on_start=on_start, on_done=on_done
     )
+    from .results import SweepResult
+
     return SweepResult(
         experiment=experiment,
         preset=preset,
         configs=tuple(c.model_dump(mode="json") for c in configs),
         rows=rows,
-        computed=computed,
-        cached=cached,
+        computed=outcome.computed,
+        cached=outcome.cached,
         store=path,
         job_hashes=tuple(job.key for job in jobs),
     )
 
 
-def plan(
-    groups: dict[str, list[Job]],
-    store: str | Path = DEFAULT_PATH,
-    executor: str = "process",
-    workers: int | None = None,
-    address: str | None = None,
-    budget: float = BUDGET,
-):
-    """What running ``groups`` (experiment -> jobs, in submission order) into ``store`` would
-    cost (``--plan``): jobs stored, CPU and wall time per experiment (``engine.plan.Plan``).
-    The store is read, never created; a short calibration (``budget`` seconds per experiment, 0
-    for none) times jobs no timing covers. Raises ``CalibrationFailed`` when it cannot."""
-    from .engine.executors import worker_count
-    from .engine.plan import make_plan
-
-    path = Path(store)
-    opened = Store(path) if path.exists() else None  # a plan creates no store
-    try:
-        return make_plan(
-            groups, opened, executor, worker_count(executor, workers, address), budget=budget
-        )
-    finally:
-        if opened is not None:
-            opened.close()
-
-
-def plan_table(found) -> tuple[tuple[str, ...], list[tuple[str, ...]], list[str]]:
-    """A plan as text: the column names, one row per experiment (and the total), and the
-    summary lines (wall estimate, sources) that ``attnsep reproduce --plan`` prints."""
+def plan_table(found: Plan, title: str = "plan") -> TextTable:
+    """A plan as ``attnsep reproduce --plan`` prints it: one row per experiment and the total
+    (jobs, stored, to run, CPU and where the estimates come from), then the wall estimate."""
     from .engine import plan as planning
+    from .report.text_tables import TextTable
 
-    return planning.HEADER, planning.table_rows(found), planning.summary_lines(found)
-
-
-def xor_train_figures(result: XorTrainResult, folder: str | Path) -> list[Path]:
-    """The figures of a training run (``attnsep xor train --figures``) written into
-    ``folder``: their paths."""
-    from .report.xor_train_figures import figures
-
-    return figures(result, Path(folder))
+    rows = tuple(planning.table_rows(found))
+    lines = tuple(planning.summary_lines(found))
+    return TextTable(title, planning.HEADER, rows, lines, justify="lrrrrl", no_wrap=True)
 
 
-def load_runs(store: str | Path = DEFAULT_PATH, experiment: str | None = None):
-    """The stored records as a pandas DataFrame: one row per record, the job's ``job_id``,
-    ``experiment`` and ``config_hash``, its config flattened to ``config.<field>`` columns,
-    then the record's fields (the table ``attnsep runs export`` writes).
+def text_tables(command: str, data: dict[str, Any]) -> list[TextTable]:
+    """What ``attnsep COMMAND`` prints for people, from its JSON object ``data``.
 
-    A column whose values are not all numbers, all strings or all booleans holds JSON text.
+    Parameters
+    ----------
+    command
+        ``list``, ``claims``, ``runs``, ``xor one-step``, ``xor train``, ``xor train-v1``,
+        ``select train``, ``select bound``, ``fcn xor`` or ``fcn select`` (a frontier's table:
+        ``FrontierResult.table()``).
+    data
+        The command's JSON object (e.g. ``report()`` of its result).
+
+    Returns
+    -------
+    list of TextTable
+        Each with a title, columns, rows of strings and notes.
     """
-    require(Path(store).exists(), f"store {str(store)!r} does not exist")
-    db = Store(store)
-    try:
-        return db.frame(experiment)
-    finally:
-        db.close()
+    from .report.text_tables import TABLES
+
+    one_of("command", command, list(TABLES))
+    return TABLES[command](data)
+
+
+# ------------------------------------------------------------------------ the frontiers
+
+
+def _increasing(name: str, values: Iterable[int], low: int) -> list[int]:
+    """``values`` as a list of integers ``>= low``, strictly increasing."""
+    found = [int_at_least(name, value, low) for value in values]
+    require(bool(found), f"{name} needs at least one value")
+    require(found == sorted(set(found)), f"{name} must be increasing without repeats, got {found}")
+    return found
+
+
+def _run_stored(name: str, config: dict[str, Any], store: str | Path) -> ExperimentResult:
+    """Experiment ``name`` at ``config`` (over its quick preset), every job stored in
+    ``store``; a failed job is one error line."""
+    ran = run_experiment(name, config=config, store=store)
+    failed = [row["error"].splitlines()[0] for row in ran.rows if row["status"] != "done"]
+    require(not failed, f"a job failed ({failed[0] if failed else ''}); rerun to retry it")
+    return ran
+
+
+def frontier_xor(
+    d_values: Iterable[int] = (16, 32, 64, 128),
+    *,
+    seeds: int = 8,
+    seed: int = 0,
+    store: str | Path = DEFAULT_PATH,
+) -> FrontierResult:
+    """The one-step transformer against two-layer ReLU nets on sparse XOR: the trainable
+    parameters each needs per ``d`` (SPEC A7.6; ``attnsep frontier xor``).
+
+    Success: test sign error ``<= 1%`` on fresh samples in ``>= 90%`` of the replicas. The
+    jobs are the ``separation-xor`` experiment's: stored in ``store``, never computed twice.
+
+    Parameters
+    ----------
+    d_values
+        Input lengths, increasing.
+    seeds, seed
+        Replicas per probe and base seed.
+    store
+        The results database; its stored jobs are read back, not computed again.
+
+    Returns
+    -------
+    FrontierResult
+        Per model and ``d`` the threshold and its parameters with intervals, and each model's
+        exponent; ``table()`` as the command prints it.
+    """
+    ds = _increasing("d", d_values, 2)
+    int_at_least("seeds", seeds, 1)
+    int_at_least("seed", seed, 0)
+    writable_folder(Path(store).parent)
+    from .experiments import xor_thresholds
+    from .results import FrontierResult
+
+    config = {"d_values": ds, "fcn_d_values": ds, "seeds": seeds, "seed": seed}
+    ran = _run_stored("separation-xor", config, store)
+    return FrontierResult("xor", xor_thresholds.summary(ran.records), ran)
+
+
+def frontier_select(
+    T_values: Iterable[int] = (8, 16, 32, 64),
+    q_values: Iterable[int] = (2,),
+    *,
+    d: int = 16,
+    seeds: int = 8,
+    seed: int = 0,
+    solver: str = "law",
+    store: str | Path = DEFAULT_PATH,
+) -> FrontierResult:
+    """The selector's width ``d + m_p*`` against the FCN's proven minimum first-layer width,
+    per ``T`` (SPEC Part C; ``attnsep frontier select``).
+
+    ``m_p*``: the smallest PE width whose selectors, run by population gradient descent from
+    ``W = 0``, reach loss ``<= 0.2 x`` the uniform-attention loss in ``>= 90%`` of the
+    replicas. The jobs are the ``separation-select`` experiment's, stored in ``store``.
+
+    Parameters
+    ----------
+    T_values
+        Sequence lengths, increasing.
+    q_values
+        Subset sizes, increasing, each ``<`` every ``T``.
+    d
+        Token dimension.
+    seeds, seed
+        Replicas per probe and base seed.
+    solver
+        ``law`` (losses from the products' law: any ``T``), ``population`` (drawn sequences)
+        or ``sgd``.
+    store
+        The results database; its stored jobs are read back, not computed again.
+
+    Returns
+    -------
+    FrontierResult
+        Per ``(T, q)`` both widths with intervals, the fitted laws and the held-out decision;
+        ``table()`` as the command prints it.
+    """
+    Ts, qs = _increasing("T", T_values, 2), _increasing("q", q_values, 1)
+    int_at_least("d", d, 1)
+    require(qs[-1] < Ts[0], f"q must be < every T, got q={qs[-1]} and T={Ts[0]}")
+    int_at_least("seeds", seeds, 1)
+    int_at_least("seed", seed, 0)
+    writable_folder(Path(store).parent)
+    one_of("solver", solver, FRONTIER_SOLVERS)
+    from .experiments import separation_select
+    from .results import FrontierResult
+
+    config = {"d": d, "T_values": Ts, "q_values": qs, "seeds": seeds, "seed": seed}
+    ran = _run_stored("separation-select", {**config, "solver": solver}, store)
+    typed = cast(separation_select.Config, ran.config)
+    return FrontierResult("select", separation_select.summary(ran.records, typed), ran)

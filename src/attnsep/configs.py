@@ -4,7 +4,7 @@ Frozen pydantic models with their limits as field constraints; they import neith
 the modules that do, so the command line builds and checks a config before loading torch. The
 training modules re-export them under their old homes (``one_step.OneStepConfig``, ...),
 experiment configs take their defaults from them (:func:`inherit`, :func:`default`) and CLI
-options their default and help (``cli.options``).
+options their default and help (``cli.common.option``).
 
 A bad value raises a one-line ``ValueError`` naming it and what is allowed (``d must be an
 integer >= 2, got 1``), derived from the field's constraints; the CLI turns it into

@@ -18,6 +18,7 @@ import torch
 from .configs import EVAL_SIZE, SelectionFCNConfig, XorFCNConfig
 from .core.io import save_npz
 from .core.validate import require
+from .engine.records import record_dicts, record_table
 from .engine.store import records_frame
 from .exact.selection_bounds import fcn_loss_floor, uniform_attention_loss
 from .experiments.base import ExperimentConfig, Record, get
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from .configs import V1Config
+    from .report.text_tables import TextTable
     from .train.kparity_v1 import V1Result
 
 
@@ -65,6 +67,10 @@ class XorStepResult:
     def success(self) -> np.ndarray:
         """Per replica: certified worst-case error ``<= success_tol`` (SPEC A6)."""
         return self.raw.success
+
+    def report(self) -> dict[str, Any]:
+        """The JSON object of ``attnsep xor one-step`` (per-replica values included)."""
+        return summarize(self.raw)
 
     def summary(self) -> dict[str, Any]:
         """The numbers of ``attnsep xor one-step --json`` without the per-replica lists."""
@@ -503,14 +509,73 @@ class SweepResult:
         return _records(self.rows)
 
     def summary(self) -> dict[str, Any]:
-        """The counts ``attnsep sweep --json`` prints."""
+        """The counts ``attnsep sweep --json`` prints (``jobs``: the distinct jobs)."""
         return {
             "experiment": self.experiment,
             "configs": len(self.configs),
-            "jobs": len(self.job_hashes),
+            "jobs": len(set(self.job_hashes)),
             **_engine_counts(self),
         }
+
+    def report(self) -> dict[str, Any]:
+        """The JSON object of ``attnsep sweep --json``: the counts, every job's hash (grid
+        order) and every record as a plain dict (missing values ``None``)."""
+        return {
+            **self.summary(),
+            "job_hashes": list(self.job_hashes),
+            "records": record_dicts(self.to_frame()),
+        }
+
+    def table(self, limit: int = 40) -> TextTable:
+        """The records as ``attnsep sweep`` prints them: the columns that differ between
+        records (at most ``limit`` rows), the fields equal in all as the caption, and what the
+        engine did as a note (``engine.records.record_table``)."""
+        from .report.text_tables import TextTable
+
+        frame = self.to_frame()
+        header, rows, same = record_table(frame, limit)
+        s = self.summary()
+        note = (
+            f"{self.experiment}: {s['configs']} configs, {s['jobs']} jobs: {s['computed']} "
+            f"computed, {s['cached']} from the store, {s['failed']} failed -> {s['store']}"
+        )
+        title = f"{self.experiment}: {len(frame)} records"
+        columns, justify = tuple(header), "l" * len(header)
+        return TextTable(title, columns, tuple(map(tuple, rows)), (note,), justify, same)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per record of the sweep's jobs, config flattened (as ``load_runs``)."""
         return records_frame(self.rows)
+
+
+@dataclass(frozen=True)
+class FrontierResult:
+    """Trainable parameters needed against problem size, the transformer beside the FCN
+    (``task``: ``xor``, SPEC A7.6; ``select``, SPEC Part C): ``data`` is the summary of the
+    ``separation-xor`` or ``separation-select`` experiment's records, ``experiment`` its run
+    through the engine."""
+
+    task: str
+    data: dict[str, Any]
+    experiment: ExperimentResult = field(repr=False)
+
+    def report(self) -> dict[str, Any]:
+        """The JSON object of ``attnsep frontier xor|select``."""
+        return self.data
+
+    def summary(self) -> dict[str, Any]:
+        """The same as [`report`][attnsep.results.FrontierResult.report]."""
+        return self.data
+
+    def table(self) -> TextTable:
+        """The table ``attnsep frontier`` prints: a title, columns, rows and notes."""
+        from .report.frontier_tables import select_table, xor_table
+
+        return (xor_table if self.task == "xor" else select_table)(self.data)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The printed table as a DataFrame (intervals as text)."""
+        import pandas as pd
+
+        text = self.table()
+        return pd.DataFrame(list(text.rows), columns=list(text.columns))

@@ -24,9 +24,9 @@ COMMANDS = {  # name: (module of attnsep.cli, a command function or a typer.Type
     "list": ("engine", "list_experiments"),
     "xor": ("xor", "app"),
     "select": ("select", "app"),
-    "frontier": ("frontier", "app"),
+    "frontier": ("baselines", "frontier"),
     "runs": ("engine", "runs"),
-    "fcn": ("fcn", "app"),
+    "fcn": ("baselines", "fcn"),
 }
 
 

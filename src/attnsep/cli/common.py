@@ -1,17 +1,69 @@
-"""Output shared by the command modules: JSON, rich tables, the progress bar.
-
-rich loads when something is printed, so a bad-input error answers without it.
-"""
+"""What the command modules share: options whose default and help come from the library (a
+config field, a function's argument), the parsing of option text, and output (JSON, text
+tables, progress bars, runtime errors). rich loads only when something is printed."""
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import json
 import sys
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
+
+import typer
+
+from ..configs import require
 
 if TYPE_CHECKING:
-    from rich.console import JustifyMethod
+    from pydantic import BaseModel
+
+
+JSON_TABLE = typer.Option(False, "--json", help="Print one JSON object instead of a table.")
+JSON = typer.Option(False, "--json", help="Print one JSON object.")
+QUIET = typer.Option(False, "--quiet", help="No progress bar.")
+
+
+def option(
+    model: type[BaseModel], name: str, flag: str | None = None, help: str | None = None
+) -> Any:
+    """``typer.Option`` for ``model``'s field ``name``: its default (else required), its
+    description (or ``help``) with a ``Literal``'s choices, the flag ``--name`` (or ``flag``)."""
+    info = model.model_fields[name]
+    default = ... if info.is_required() else info.get_default(call_default_factory=True)
+    text = help if help is not None else (info.description or "")
+    if get_origin(info.annotation) is Literal:
+        text = f"{text} Allowed: {', '.join(str(c) for c in get_args(info.annotation))}."
+    text = text.replace("[", "\\[")  # a literal bracket, not rich markup, in --help
+    return typer.Option(default, flag or "--" + name.replace("_", "-"), help=text)
+
+
+def argument_of(function: Callable[..., Any], name: str, flag: str, help: str) -> Any:
+    """``typer.Option`` for a library function's argument ``name``, with its default."""
+    default = inspect.signature(function).parameters[name].default
+    if isinstance(default, tuple):
+        default = ",".join(str(value) for value in default)
+    return typer.Option(default, flag, help=help)
+
+
+def fields(model: type[BaseModel], given: dict[str, Any]) -> dict[str, Any]:
+    """The options in ``given`` (a command's ``locals()``) named after ``model``'s fields."""
+    return {name: value for name, value in given.items() if name in model.model_fields}
+
+
+def int_list(flag: str, text: str, low: int | None, *, increasing: bool = False) -> list[int]:
+    """``16,32,64`` -> ``[16, 32, 64]``: integers ``>= low`` (any when ``low`` is ``None``),
+    strictly increasing with ``increasing``; else one error line."""
+    parts = [p.strip() for p in text.split(",")]
+    signed = low is None or low < 0
+    ok = all((p[1:] if signed and p.startswith("-") else p).isdecimal() for p in parts)
+    ok = ok and (low is None or all(int(p) >= low for p in parts))
+    bound = "" if low is None else f" >= {low}"
+    require(ok, f"{flag} must be comma-separated integers{bound}, got {text!r}")
+    values = [int(p) for p in parts]
+    ordered = not increasing or values == sorted(set(values))
+    require(ordered, f"{flag} must be increasing without repeats, got {text!r}")
+    return values
 
 
 def emit_json(obj: dict[str, Any]) -> None:
@@ -27,47 +79,75 @@ def console(stderr: bool = False) -> Any:
     return Console(stderr=stderr, markup=False)
 
 
-def table(
-    title: str, columns: Iterable[str], justify: JustifyMethod = "left", **options: Any
-) -> Any:
-    """A rich table with these columns (each justified ``justify``), to fill with ``add_row``."""
-    from rich.table import Table
-
-    made = Table(title=title, **options)
-    for column in columns:
-        made.add_column(column, justify=justify)
-    return made
+def show(text: Any) -> None:
+    """Print a text table (``api.text_tables``, ``TextTable``), then its notes."""
+    out = console()
+    out.print(text.rich())
+    for note in text.notes:
+        out.print(note)
 
 
-def print_table(title: str, rows: list[tuple[str, str]]) -> None:
-    """A two-column table (quantity, value) on stdout."""
-    made = table(title, [], show_header=True, header_style="bold")
-    made.add_column("quantity")
-    made.add_column("value", justify="right")
-    for name, value in rows:
-        made.add_row(name, value)
-    console().print(made)
+def output(command: str, data: dict[str, Any], as_json: bool) -> None:
+    """A command's result: its JSON object with ``as_json``, else its tables for people."""
+    if as_json:
+        emit_json(data)
+        return
+    from .. import api
+
+    for text in api.text_tables(command, data):
+        show(text)
 
 
-def progress_bar(quiet: bool) -> Any:
-    """The project's progress bar, on stderr; none when ``quiet``."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+def fail(message: str) -> typer.Exit:
+    """``error: message`` on stderr; raise the returned exit (code 1: a run failed)."""
+    sys.stderr.write(f"error: {message}\n")
+    return typer.Exit(1)
 
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=console(stderr=True),
-        disable=quiet,
-        transient=False,
-    )
+
+@contextlib.contextmanager
+def steps_bar(label: str, quiet: bool) -> Iterator[Callable[..., None]]:
+    """``progress(done, total, note="")`` (``done=None``: one more) for a library call: a bar on
+    stderr (none when ``quiet``) shown from the first call, once the input has been checked."""
+    from rich import progress as rp
+
+    columns = [rp.TextColumn("{task.description}"), rp.BarColumn(), rp.MofNCompleteColumn()]
+    columns += [rp.TimeElapsedColumn(), rp.TextColumn("ETA"), rp.TimeRemainingColumn()]
+    bar = rp.Progress(*columns, console=console(stderr=True), disable=quiet, transient=False)
+    task: list[Any] = []
+
+    def progress(done: int | None, total: int = 0, note: str = "") -> None:
+        if not task:
+            bar.start()
+            task.append(bar.add_task(label + note, total=total))
+        bar.update(task[0], advance=1) if done is None else bar.update(task[0], completed=done)
+
+    try:
+        yield progress
+    finally:
+        if task:
+            bar.stop()
+
+
+@contextlib.contextmanager
+def running(label: str, quiet: bool) -> Iterator[tuple[Callable[..., None], Callable[..., None]]]:
+    """``(on_start, on_done)`` for a run of jobs: a bar and a line per failed job, and whatever
+    the run prints (e.g. Ray), on stderr; a dead worker is one error line and exit code 1."""
+    from rich.text import Text
+
+    from .. import api
+
+    try:
+        with contextlib.redirect_stdout(sys.stderr), steps_bar(label, quiet) as progress:
+
+            def on_start(todo: int, cached: int) -> None:
+                progress(0, todo, f" ({cached} from the store)")
+
+            def on_done(job: Any, row: dict[str, Any]) -> None:
+                progress(None)
+                if row["status"] != "done" and not quiet:
+                    failed = Text("job failed", style="red")
+                    console(stderr=True).print(failed, job.experiment, row["error"].splitlines()[0])
+
+            yield on_start, on_done
+    except api.WorkerDied as err:
+        raise fail(str(err)) from None

@@ -12,12 +12,13 @@ import itertools
 import json
 import os
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..core.validate import require
+from ..core.validate import one_of, require
 from ..experiments import base
 
 
@@ -124,6 +125,55 @@ def expand_grid(
     for point in itertools.product(*(grid[k] for k in keys)):
         configs.append(exp.config(preset, **fixed, **dict(zip(keys, point, strict=True))))
     return configs
+
+
+def sweep_fields(
+    config_file: str | Path | None,
+    fixed: dict[str, Any] | Sequence[str],
+    grid: dict[str, list[Any]] | Sequence[str],
+) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """``(fixed, grid)`` of a sweep: the ``set`` and ``grid`` tables of ``config_file`` (if
+    any), overridden field by field by ``fixed`` and ``grid``, each a dict or command-line
+    assignments (``key=value``, ``key=v1,v2,...``: :func:`parse_assignment`)."""
+    typed = isinstance(fixed, dict) and isinstance(grid, dict)
+    if not isinstance(fixed, dict):
+        fixed = dict(parse_assignment(text, grid=False) for text in fixed)
+    if not isinstance(grid, dict):
+        grid = dict(parse_assignment(text, grid=True) for text in grid)
+    both = sorted(set(fixed) & set(grid))
+    how = "as a fixed value and as a grid axis" if typed else "with --set and with --grid"
+    require(not both, f"{both[0] if both else ''} is given both {how}")
+    loaded = {"set": {}, "grid": {}} if config_file is None else load_config_file(str(config_file))
+    out, axes = dict(loaded["set"]), dict(loaded["grid"])
+    for key, value in fixed.items():
+        axes.pop(key, None)
+        out[key] = value
+    for key, values in grid.items():
+        out.pop(key, None)
+        axes[key] = values
+    return out, axes
+
+
+def check_experiment(name: str) -> None:
+    """``name`` is a registered experiment's (read from the sources: nothing is imported)."""
+    from ..experiments import catalog
+
+    one_of("experiment", name, sorted(item["name"] for item in catalog()))
+
+
+def sweep_jobs(
+    experiment: str,
+    preset: str,
+    fixed: dict[str, Any] | Sequence[str],
+    grid: dict[str, list[Any]] | Sequence[str],
+    config_file: str | Path | None = None,
+) -> tuple[list[base.ExperimentConfig], list[Job]]:
+    """A sweep's validated grid points (:func:`sweep_fields`, :func:`expand_grid`) and their
+    jobs, in grid order."""
+    one_of("preset", preset, base.PRESETS)
+    check_experiment(experiment)
+    configs = expand_grid(experiment, preset, *sweep_fields(config_file, fixed, grid))
+    return configs, [job for config in configs for job in jobs_for(experiment, config)]
 
 
 @cache

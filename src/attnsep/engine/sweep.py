@@ -1,14 +1,20 @@
-"""Run jobs through an executor into the store, skipping the ones already there."""
+"""Run jobs through an executor into the store, skipping the ones already there; check the
+executor's options and a plan's calibration budget."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from .executors import Executor, run_jobs
+from ..core.validate import require
 from .jobs import Job
 from .store import Store
+
+if TYPE_CHECKING:
+    from .executors import Executor
 
 
 @dataclass
@@ -42,6 +48,8 @@ def run_sweep(
 
     ``on_start(to_run, cached)`` and ``on_done(job, row)`` report progress.
     """
+    from .executors import run_jobs  # the process machinery: only when jobs run
+
     jobs = unique(jobs)
     done = store.done_keys(job.key for job in jobs)
     todo = [job for job in jobs if job.key not in done]
@@ -58,3 +66,35 @@ def run_sweep(
             if on_done is not None:
                 on_done(job, row)
     return outcome
+
+
+def check_engine(executor: str, workers: int | None = None, address: str | None = None) -> None:
+    """``executor``, ``workers`` and ``address`` agree (and the Ray address answers): the
+    backend checks its own options (``executors.make_executor``)."""
+    from .executors import make_executor
+
+    make_executor(executor, workers=workers, address=address)
+
+
+def run_into(
+    jobs: list[Job], path: str | Path, executor: str, **engine: Any
+) -> tuple[Path, tuple[dict[str, Any], ...], SweepOutcome]:
+    """Run ``jobs`` into the store at ``path`` (created if missing; stored jobs are skipped):
+    the store's path, the stored rows of the jobs in job order, and what was run.
+    ``engine``: :func:`run_sweep`'s keywords."""
+    store = Store(path)
+    try:
+        outcome = run_sweep(jobs, store, executor, **engine)
+        found = {row["config_hash"]: row for row in store.rows(keys=[job.key for job in jobs])}
+    finally:
+        store.close()
+    rows = tuple(found[key] for key in dict.fromkeys(job.key for job in jobs) if key in found)
+    return store.path, rows, outcome
+
+
+def check_budget(calibration: float) -> None:
+    """A plan's calibration budget is a finite number of seconds ``>= 0``."""
+    require(
+        math.isfinite(calibration) and calibration >= 0,
+        f"calibration must be a finite number of seconds >= 0, got {calibration}",
+    )

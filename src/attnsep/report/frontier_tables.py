@@ -5,10 +5,10 @@ experiments' plain-JSON summaries (``xor_thresholds.summary``, ``separation_sele
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 from ..metrics.stats import fmt_estimate, fmt_interval
+from .text_tables import TextTable
 
 INTERVALS = "95% bootstrap intervals over the replicas"
 HELD_OUT = {
@@ -19,16 +19,6 @@ HELD_OUT = {
     None: "not tested (needs 4 values of T)",
 }
 """The held-out comparison's decision (SPEC Part D, E), in words."""
-
-
-@dataclass(frozen=True)
-class TextTable:
-    """A table ready to print: title, column headers, rows, and notes printed after it."""
-
-    title: str
-    columns: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
-    notes: tuple[str, ...] = ()
 
 
 def span(point: dict[str, Any], key: str) -> str:

@@ -198,6 +198,7 @@ class XorTrainResult:
     certified_error: np.ndarray  # E x (T+1) (SPEC A6)
     test_accuracy: np.ndarray | None = None  # E x (T+1), with a cube split
     diverged_at: int | None = None
+    figures: tuple[str, ...] = ()  # the figures drawn of this run (``--figures``)
 
     @property
     def steps_run(self) -> int:
@@ -246,6 +247,8 @@ class XorTrainResult:
         }
         if self.test_accuracy is not None:
             out["test_accuracy_final"] = value_summary(self.test_accuracy[:, -1])
+        if self.figures:
+            out["figures"] = list(self.figures)
         return out
 
     def to_frame(self) -> pd.DataFrame:

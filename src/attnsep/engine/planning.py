@@ -1,0 +1,80 @@
+"""What running jobs would cost, nothing run or stored (``--plan``): the jobs per experiment,
+how many the store holds, and the estimated CPU and wall time (``engine.plan``). Public
+through ``attnsep.api``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..configs import CALIBRATION_BUDGET
+from .store import DEFAULT_PATH, Store
+
+if TYPE_CHECKING:
+    from .jobs import Job
+    from .plan import Plan
+
+
+def plan(
+    groups: dict[str, list[Job]],
+    store: str | Path = DEFAULT_PATH,
+    executor: str = "process",
+    workers: int | None = None,
+    address: str | None = None,
+    budget: float = CALIBRATION_BUDGET,
+) -> Plan:
+    """What running ``groups`` (experiment -> jobs, in submission order) into ``store`` would
+    cost (``--plan``): jobs stored, CPU and wall time per experiment (``engine.plan.Plan``).
+    The store is read, never created; a short calibration (``budget`` seconds per experiment, 0
+    for none) times jobs no timing covers. Raises ``CalibrationFailed`` when it cannot."""
+    from .executors import worker_count
+    from .plan import make_plan  # the calibration's machinery: only for a plan
+
+    path = Path(store)
+    opened = Store(path) if path.exists() else None  # a plan creates no store
+    try:
+        return make_plan(
+            groups, opened, executor, worker_count(executor, workers, address), budget=budget
+        )
+    finally:
+        if opened is not None:
+            opened.close()
+
+
+def sweep_plan(
+    experiment: str,
+    grid: dict[str, list[Any]] | Sequence[str] | None = None,
+    *,
+    fixed: dict[str, Any] | Sequence[str] | None = None,
+    config_file: str | Path | None = None,
+    preset: str = "quick",
+    store: str | Path = DEFAULT_PATH,
+    executor: str = "process",
+    workers: int | None = None,
+    address: str | None = None,
+    calibration: float = CALIBRATION_BUDGET,
+) -> Plan:
+    """What [`sweep`][attnsep.api.sweep] would cost, nothing run or stored (``attnsep sweep
+    --plan``): the jobs, how many are stored, the estimated CPU and wall time.
+
+    Parameters
+    ----------
+    experiment, grid, fixed, config_file, preset, store, executor, workers, address
+        As for [`sweep`][attnsep.api.sweep].
+    calibration
+        Seconds per experiment spent timing jobs that have no stored timing (0: none).
+
+    Returns
+    -------
+    Plan
+        ``as_dict()`` for scripts, [`plan_table`][attnsep.api.plan_table] for people. Raises
+        ``CalibrationFailed`` when the calibration cannot time a job.
+    """
+    from .jobs import sweep_jobs
+    from .sweep import check_budget, check_engine
+
+    check_budget(calibration)
+    check_engine(executor, workers, address)
+    _, jobs = sweep_jobs(experiment, preset, fixed or {}, grid or {}, config_file)
+    return plan({experiment: jobs}, store, executor, workers, address, budget=calibration)

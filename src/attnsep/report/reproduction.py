@@ -1,0 +1,217 @@
+"""A reproduction (``attnsep reproduce``): every claim's jobs run into the store, judged, and
+written as the report (``index.html``, ``claims.json``); its plan; and ``attnsep report``,
+which rebuilds the report of the last reproduction from the store, computing nothing.
+Public through ``attnsep.api``."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..configs import CALIBRATION_BUDGET
+from ..core.io import writable_folder
+from ..core.validate import one_of, require
+from ..engine.store import DEFAULT_PATH, Store
+from ..experiments import catalog
+
+if TYPE_CHECKING:
+    from ..engine.jobs import Job
+    from ..engine.plan import Plan
+
+FOLDER = Path("results") / "report"
+"""The report's folder unless one is given."""
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """The claims of a reproduction (one dict per claim: ``claim``, ``title``, ``verdict``,
+    ``reason``, ``calibration``, ...), the report's index file, and what the engine did:
+    jobs ``computed``, ``cached`` and ``failed``, and the ``seconds`` it all took (all 0 for a
+    report rebuilt from the store)."""
+
+    preset: str
+    names: tuple[str, ...]
+    seed: int | None
+    claims: tuple[dict[str, Any], ...]
+    index: Path
+    computed: int = 0
+    cached: int = 0
+    failed: int = 0
+    seconds: float = 0.0
+
+    def summary(self) -> dict[str, Any]:
+        """The preset, the seed, each claim's verdict, the engine's counts and the index file."""
+        return {
+            "preset": self.preset,
+            "seed": self.seed,
+            "verdicts": {claim["claim"]: claim["verdict"] for claim in self.claims},
+            "computed": self.computed,
+            "cached": self.cached,
+            "failed": self.failed,
+            "seconds": self.seconds,
+            "index": str(self.index),
+        }
+
+    def to_frame(self):
+        """One row per claim: ``claim``, ``name``, ``title``, ``verdict`` and ``reason``."""
+        import pandas as pd
+
+        columns = ("claim", "name", "title", "verdict", "reason")
+        return pd.DataFrame([{c: claim.get(c) for c in columns} for claim in self.claims])
+
+
+def write_claims(
+    store: Store, last: dict[str, Any], out: Path
+) -> tuple[list[dict[str, Any]], Path]:
+    """Judge the claims of a reproduction (``last``: its preset, names and seed) from the
+    store and write the report into ``out``: the claims and the report's index file."""
+    from .claims import build_claims
+    from .html import write_report  # jinja2 only when a report is written
+
+    preset, seed = last["preset"], last.get("seed")
+    seeds_run = store.recall(f"seeds_run:{preset}") or []
+    claims = build_claims(store, last["names"], preset, out, seed, seeds_run=seeds_run)
+    index, _ = write_report(claims, preset, out)
+    return claims, index
+
+
+def planned(
+    preset: str,
+    names: Sequence[str] | None,
+    seed: int | None,
+    executor: str,
+    workers: int | None,
+    address: str | None,
+) -> tuple[list[str], dict[str, list[Job]]]:
+    """The experiments of a reproduction (all when ``names`` is ``None``) and their jobs, every
+    argument checked first."""
+    from ..engine.jobs import check_experiment
+    from ..engine.sweep import check_engine
+    from ..experiments.base import PRESETS
+    from .claims import planned_jobs
+
+    one_of("preset", preset, PRESETS)
+    chosen = [item["name"] for item in catalog()] if names is None else list(names)
+    for name in chosen:
+        check_experiment(name)
+    check_engine(executor, workers, address)
+    require(seed is None or seed >= 0, f"seed must be an integer >= 0, got {seed}")
+    return chosen, planned_jobs(chosen, preset, seed)
+
+
+def reproduce(
+    preset: str = "quick",
+    names: Sequence[str] | None = None,
+    *,
+    seed: int | None = None,
+    out: str | Path = FOLDER,
+    store: str | Path = DEFAULT_PATH,
+    executor: str = "process",
+    workers: int | None = None,
+    address: str | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+    on_done: Callable[[Job, dict[str, Any]], None] | None = None,
+) -> Reproduction:
+    """Rerun the claims of both papers and write the report (``attnsep reproduce``): every
+    experiment's jobs at ``preset`` run into the store (stored ones are not run again), each
+    claim is judged from its records, and ``index.html`` and ``claims.json`` are written.
+
+    Parameters
+    ----------
+    preset
+        ``quick``, ``standard`` or ``full``.
+    names
+        The experiments to rerun (default: all; see [`experiments`][attnsep.api.experiments]).
+    seed
+        Master seed of every experiment (default: each preset's own, 0); a claim judged on a
+        seed its criterion was not tuned on is confirmatory (SPEC Part E).
+    out
+        The report folder.
+    store, executor, workers, address
+        As for [`run_experiment`][attnsep.api.run_experiment].
+    on_start, on_done
+        Progress, as for [`sweep`][attnsep.api.sweep].
+    """
+    from ..engine.sweep import run_sweep
+
+    chosen, groups = planned(preset, names, seed, executor, workers, address)
+    writable_folder(out)
+    db = Store(store)
+    started = time.time()
+    try:
+        jobs = [job for group in groups.values() for job in group]
+        outcome = run_sweep(
+            jobs, db, executor, workers=workers, address=address, on_start=on_start, on_done=on_done
+        )
+        last = {"preset": preset, "names": chosen, "seed": seed}
+        db.remember("last_reproduction", last)
+        seeds_run = sorted({*(db.recall(f"seeds_run:{preset}") or []), seed or 0})
+        db.remember(f"seeds_run:{preset}", seeds_run)
+        claims, index = write_claims(db, last, Path(out))
+    finally:
+        db.close()
+    counts = (outcome.computed, outcome.cached, len(outcome.failed), time.time() - started)
+    return Reproduction(preset, tuple(chosen), seed, tuple(claims), index, *counts)
+
+
+def reproduce_plan(
+    preset: str = "quick",
+    names: Sequence[str] | None = None,
+    *,
+    seed: int | None = None,
+    store: str | Path = DEFAULT_PATH,
+    executor: str = "process",
+    workers: int | None = None,
+    address: str | None = None,
+    calibration: float = CALIBRATION_BUDGET,
+) -> Plan:
+    """What [`reproduce`][attnsep.api.reproduce] would cost, nothing run or stored
+    (``attnsep reproduce --plan``): per experiment the jobs, how many are stored, the
+    estimated CPU and wall time.
+
+    Parameters
+    ----------
+    preset, names, seed, store, executor, workers, address
+        As for [`reproduce`][attnsep.api.reproduce].
+    calibration
+        Seconds per experiment spent timing jobs that have no stored timing (0: none).
+    """
+    from ..engine.planning import plan
+    from ..engine.sweep import check_budget
+
+    check_budget(calibration)
+    _, groups = planned(preset, names, seed, executor, workers, address)
+    return plan(groups, store, executor, workers, address, budget=calibration)
+
+
+def report(out: str | Path = FOLDER, store: str | Path = DEFAULT_PATH) -> Reproduction:
+    """Rebuild the report of the last reproduction in ``store`` (every experiment at the quick
+    preset if none is stored), computing nothing (``attnsep report``).
+
+    Parameters
+    ----------
+    out
+        The report folder.
+    store
+        The results database of the reproduction (it must exist).
+    """
+    require(
+        Path(store).exists(),
+        f"store {str(store)!r} does not exist; run `attnsep reproduce` first",
+    )
+    writable_folder(out)
+    db = Store(store)
+    try:
+        last = db.recall("last_reproduction") or {
+            "preset": "quick",
+            "names": [item["name"] for item in catalog()],
+        }
+        claims, index = write_claims(db, last, Path(out))
+    finally:
+        db.close()
+    return Reproduction(
+        last["preset"], tuple(last["names"]), last.get("seed"), tuple(claims), index
+    )

@@ -1,0 +1,280 @@
+"""What the commands print for people: tables of strings built from each command's JSON object
+(plain data), so the command line and a notebook show the same thing. Loads no numpy (the
+frontier tables, which do, are in ``frontier_tables``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+
+@dataclass(frozen=True)
+class TextTable:
+    """A table ready to print: title, column headers, rows, a caption under it and notes
+    printed after it. ``justify`` has a letter per column, ``l`` (left) or ``r`` (right; the
+    columns past its end too); with ``no_wrap`` only the last column may wrap; ``styles``, if
+    any, holds a terminal style per cell (``""``: none)."""
+
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    notes: tuple[str, ...] = ()
+    justify: str = ""
+    caption: str = ""
+    no_wrap: bool = False
+    styles: tuple[tuple[str, ...], ...] = ()
+
+    def rich(self) -> Any:
+        """The table as a ``rich.table.Table`` (printed as written: no rich markup)."""
+        from rich.table import Table
+        from rich.text import Text
+
+        made = Table(title=self.title, header_style="bold", caption=self.caption or None)
+        last = len(self.columns) - 1
+        for i, column in enumerate(self.columns):
+            justify: Literal["left", "right"] = (
+                "left" if self.justify[i : i + 1] == "l" else "right"
+            )
+            made.add_column(column, justify=justify, no_wrap=self.no_wrap and i < last)
+        for i, row in enumerate(self.rows):
+            styles = self.styles[i] if self.styles else ("",) * len(row)
+            made.add_row(*(Text(c, style=s) if s else c for c, s in zip(row, styles, strict=True)))
+        return made
+
+
+VERDICT_COLORS = {
+    "reproduced": "green",
+    "not reproduced": "red",
+    "inconclusive": "yellow",
+    "incomplete": "bright_black",
+    "finding": "blue",
+}
+"""Each verdict's colour in the terminal (``report.html.BADGES`` in the report)."""
+
+
+def listing(title: str, rows: list[tuple[str, str]]) -> TextTable:
+    """A two-column table: quantity and value."""
+    return TextTable(title, ("quantity", "value"), tuple(rows), justify="lr")
+
+
+def two(values: dict[str, Any], first: str, second: str, fmt: str) -> str:
+    """``first / second`` of a summary of values (``metrics.ensemble.summary``)."""
+    return f"{values[first]:{fmt}} / {values[second]:{fmt}}"
+
+
+def success(s: dict[str, Any]) -> str:
+    return f"{s['success_rate']:.3f}  (certified error <= {s['success_tol']:g})"
+
+
+def one_step(s: dict[str, Any]) -> list[TextTable]:
+    """``attnsep xor one-step`` (SPEC A5, A6)."""
+    gradient = s["gradient"] + ("" if s["samples"] is None else f" (n={s['samples']})")
+    return [
+        listing(
+            "sparse parity: one gradient step",
+            [
+                ("d, m, heads", f"{s['d']}, {s['m']}, {s['k']}"),
+                ("replicas (seed)", f"{s['seeds']} ({s['seed']})"),
+                ("attention", s["attention"]),
+                ("gradient", gradient),
+                ("eta", f"{s['eta']:.6g}"),
+                ("trainable parameters", str(s["trainable_params"])),
+                ("loss before (mean / median)", two(s["loss_before"], "mean", "median", ".4g")),
+                ("loss after (mean / median)", two(s["loss_after"], "mean", "median", ".4g")),
+                ("success rate", success(s)),
+                ("specialization rate", f"{s['specialization_rate']:.3f}"),
+                ("collapse rate", f"{s['collapse_rate']:.3f}"),
+                ("support mass (mean / min)", two(s["support_mass"], "mean", "min", ".4f")),
+                (
+                    "certified error (median / max)",
+                    two(s["certified_error"], "median", "max", ".3g"),
+                ),
+            ],
+        )
+    ]
+
+
+def xor_train(s: dict[str, Any]) -> list[TextTable]:
+    """``attnsep xor train`` (SPEC A2, A4, A6)."""
+    steps = s["steps_to_success"]
+    reached = [t for t in steps["values"] if t is not None]
+    median = "not reached by half" if steps["median"] is None else f"{steps['median']:g}"
+    spread = f" (range {min(reached)}-{max(reached)})" if reached else ""
+    data = s["gradient"]
+    if s["cube_fraction"] is not None:
+        data += f", {s['cube_fraction']:g} of the cube"
+    elif s["samples"] is not None:
+        data += f", n={s['samples']}"
+    if s["batch"] is not None:
+        data += f", batch {s['batch']}"
+    rows = [
+        ("d, m, heads", f"{s['d']}, {s['m']}, {s['k']}"),
+        ("replicas (seed)", f"{s['seeds']} ({s['seed']})"),
+        ("attention", s["attention"]),
+        ("gradient", data),
+        ("optimizer, step size", f"{s['optimizer']}, {s['eta']:.6g}"),
+        ("steps run", f"{s['steps_run']} of {s['steps']}"),
+        ("wall time", f"{s['seconds']:.2f} s"),
+        (
+            "population loss initial / final (median)",
+            f"{s['loss_initial']['median']:.4g} / {s['loss_final']['median']:.4g}",
+        ),
+        ("success rate (final)", success(s)),
+        ("reached success at some step", f"{s['reached_rate']:.3f}"),
+        ("steps to success (median)", median + spread),
+        (
+            "specialization / collapse (final)",
+            f"{s['specialization_rate']:.3f} / {s['collapse_rate']:.3f}",
+        ),
+    ]
+    if "test_accuracy_final" in s:
+        rows.append(("test accuracy (median)", f"{s['test_accuracy_final']['median']:.4f}"))
+    return [listing("sparse parity: training", rows)]
+
+
+def xor_train_v1(r: dict[str, Any]) -> list[TextTable]:
+    """``attnsep xor train-v1``: the authors' earlier 4x4 model."""
+    reached = next(key for key in r if key.startswith("epochs_to_"))
+    accuracy = [
+        (f"median test accuracy, epoch {t}", f"{a:.4f}")
+        for t, a in r["median_test_accuracy"].items()
+    ]
+    rows = [
+        ("n, heads, trainable parameters", f"{r['n']}, {r['k']}, {r['trainable_params']}"),
+        ("replicas (seed)", f"{r['seeds']} ({r['seed']})"),
+        ("epochs run, wall time", f"{r['epochs_run']}, {r['seconds']:.2f} s"),
+        *accuracy,
+        (
+            f"epochs to test accuracy {reached.removeprefix('epochs_to_')}",
+            ", ".join("never" if e is None else str(e) for e in r[reached]),
+        ),
+    ]
+    return [listing("k-parity, the 4x4 model (v1)", rows)]
+
+
+def select_train(r: dict[str, Any]) -> list[TextTable]:
+    """``attnsep select train``: a summary, then the length-generalization table."""
+    cos = r["cos_to_ground_truth"]
+    summary = listing(
+        "select train",
+        [
+            ("d, T, q", f"{r['d']}, {r['T']}, {r['q']}"),
+            ("PE (width, kind)", f"{r['pe']} ({r['pe_dim']}, {r['pe_kind']})"),
+            ("trainable, optimizer", f"{r['trainable']}, {r['optimizer']}"),
+            ("steps, batch, lr", f"{r['steps']}, {r['batch']}, {r['lr']:g}"),
+            ("replicas (seed)", f"{r['seeds']} ({r['seed']})"),
+            ("train loss (mean)", f"{r['train_loss']['mean']:.4g}"),
+            ("cos(W, W*) (mean / min)", f"{cos['mean']:.4f} / {min(cos['values']):.4f}"),
+            ("exact over tokens", r["exact_over_tokens"]),
+            ("seconds", f"{r['seconds']:.1f}"),
+        ],
+    )
+    rows = []
+    for row in r["eval"]:
+        exact = row["exact_loss"]
+        rows.append(
+            (
+                str(row["T"]),
+                f"{row['loss']:.4g} ± {row['stderr']:.2g}",
+                f"{row['loss_per_coord']:.4g}",
+                "n/a" if exact is None else f"{exact:.4g} ± {row['exact_stderr']:.2g}",
+                f"{row['uniform_attention_loss']:.4g}",
+            )
+        )
+    columns = ("T'", "loss ± stderr", "per coord", "exact ± stderr", "uniform attention")
+    return [summary, TextTable("length generalization (replica means)", columns, tuple(rows))]
+
+
+def select_bound(r: dict[str, Any]) -> list[TextTable]:
+    """``attnsep select bound`` (SPEC B4): each loss as its fraction and its value."""
+
+    def exact(name: str) -> str:
+        return f"{r[name + '_fraction']} = {r[name]:.6g}"
+
+    floor = f"{exact('fcn_loss_floor')}  [{r['fcn_loss_floor_form']}]"
+    rows = [
+        ("FCN loss floor", floor),
+        ("uniform attention (W = 0)", exact("uniform_attention_loss")),
+        ("predicting zero", exact("zero_predictor_loss")),
+        ("reference losses are", r["reference_losses"]),
+    ]
+    return [listing(f"select bound (T={r['T']}, q={r['q']})", rows)]
+
+
+def fcn_xor(r: dict[str, Any]) -> list[TextTable]:
+    """``attnsep fcn xor`` (SPEC A7.6)."""
+    low, high = r["success_interval"]
+    rows = [
+        ("d, width (params)", f"{r['d']}, {r['width']} ({r['params']})"),
+        ("replicas (seed)", f"{r['seeds']} ({r['seed']})"),
+        ("optimizer, loss, lr", f"{r['optimizer']}, {r['loss']}, {r['lr']:g}"),
+        (
+            "steps run (median / max)",
+            f"{r['steps_run']['median']:g} / {max(r['steps_run']['values']):g}",
+        ),
+        ("test error (mean / median)", two(r["test_error"], "mean", "median", ".4f")),
+        ("final test loss (mean)", f"{r['final_loss']['mean']:.4g}"),
+        ("success rate (95% CI)", f"{r['success_rate']:.3f} ({low:.2f}-{high:.2f})"),
+    ]
+    return [listing("sparse XOR: two-layer ReLU net", rows)]
+
+
+def fcn_select(r: dict[str, Any]) -> list[TextTable]:
+    """``attnsep fcn select`` (SPEC B4, B5.4)."""
+    rows = [
+        ("d, T, q", f"{r['d']}, {r['T']}, {r['q']}"),
+        ("width (Td), params", f"{r['width']} ({r['T'] * r['d']}), {r['params']}"),
+        ("replicas (seed)", f"{r['seeds']} ({r['seed']})"),
+        ("eval loss (mean / median)", two(r["loss"], "mean", "median", ".4g")),
+        ("stderr (mean)", f"{r['stderr']['mean']:.2g}"),
+        ("train loss (mean)", f"{r['train_loss']['mean']:.4g}"),
+        ("FCN floor (SPEC B4)", f"{r['fcn_loss_floor']:.4g} = {r['fcn_loss_floor_exact']}"),
+    ]
+    return [listing("token selection: MLP on (vec X, 1_y)", rows)]
+
+
+def claims(data: dict[str, Any]) -> list[TextTable]:
+    """``attnsep reproduce`` and ``attnsep report``: each claim's verdict in its colour, its
+    criterion's power and false pass (SPEC Part E; ``-`` for a finding) and its reason."""
+    rows, styles = [], []
+    for c in data["claims"]:
+        rates = c.get("calibration")
+        shown = f"{rates['power']:.2f} / {rates['false_pass']:.2f}" if rates else "-"
+        rows.append((c["claim"], c["title"], c["verdict"], shown, c.get("reason", "")))
+        styles.append(("", "", VERDICT_COLORS.get(c["verdict"], "green"), "", ""))
+    columns = ("claim", "title", "verdict", "power / false pass", "reason")
+    return [TextTable("claims", columns, tuple(rows), justify="lllll", styles=tuple(styles))]
+
+
+def experiments(data: dict[str, Any]) -> list[TextTable]:
+    """``attnsep list``: each experiment's name, claim and title."""
+    rows = tuple((e["name"], e["claim"], e["title"]) for e in data["experiments"])
+    return [TextTable("experiments", ("name", "claim", "reproduces"), rows, justify="lll")]
+
+
+def runs(data: dict[str, Any]) -> list[TextTable]:
+    """``attnsep runs list``: one row per stored job (``data``: the ``store`` and its ``runs``,
+    as ``api.runs`` gives them)."""
+    rows = tuple(
+        (str(r["id"]), r["experiment"], r["config_hash"][:12], str(r["seed"]), r["status"])
+        + (f"{r['seconds']:.2f}", str(r["records"]))
+        for r in data["runs"]
+    )
+    columns = ("id", "experiment", "hash", "seed", "status", "seconds", "records")
+    return [TextTable(data["store"], columns, rows, justify="l" * 7)]
+
+
+TABLES: dict[str, Callable[[dict[str, Any]], list[TextTable]]] = {
+    "list": experiments,
+    "runs": runs,
+    "claims": claims,
+    "xor one-step": one_step,
+    "xor train": xor_train,
+    "xor train-v1": xor_train_v1,
+    "select train": select_train,
+    "select bound": select_bound,
+    "fcn xor": fcn_xor,
+    "fcn select": fcn_select,
+}
+"""Each command's tables, from its JSON object."""
