@@ -83,3 +83,12 @@ def test_a_new_backend_is_one_class_that_a_sweep_accepts(tmp_path):
     stored = {row["config_hash"]: row["records"] for row in store.rows()}
     assert stored == records(InlineExecutor().map(jobs))
     assert run_sweep(jobs, store, Reversed()).cached == 2
+
+
+def test_the_api_runs_a_sweep_on_an_executor_object(tmp_path):
+    from attnsep import api
+
+    result = api.sweep("one-step", fixed=dict(TINY), executor=Reversed(), store=tmp_path / "a.db")
+    assert result.summary()["computed"] == 1
+    with pytest.raises(ValueError, match="executor's own options"):
+        api.sweep("one-step", fixed=dict(TINY), executor=Reversed(), workers=2, store=tmp_path)

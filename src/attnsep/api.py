@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from .engine.calibration import CalibrationFailed as CalibrationFailed
+    from .engine.executors import Executor
     from .engine.executors import WorkerDied as WorkerDied
     from .engine.jobs import Job
     from .engine.plan import Plan
@@ -446,7 +447,7 @@ def run_experiment(
     preset: str = "quick",
     config: dict[str, Any] | None = None,
     *,
-    executor: str = "inline",
+    executor: str | Executor = "inline",
     store: str | Path = DEFAULT_PATH,
     address: str | None = None,
     workers: int | None = None,
@@ -466,7 +467,9 @@ def run_experiment(
     config
         Fields that override the preset's (validated by the experiment's typed config).
     executor
-        ``inline`` (this process), ``process`` (a local pool) or ``ray``.
+        ``inline`` (this process), ``process`` (a local pool) or ``ray``; or an executor
+        object (``attnsep.engine.executors.ProcessExecutor(workers=8)``, your own subclass of
+        ``Executor``), which carries its options.
     store
         The SQLite results database (created if missing).
     address, workers
@@ -523,7 +526,7 @@ def sweep(
     fixed: dict[str, Any] | Sequence[str] | None = None,
     config_file: str | Path | None = None,
     preset: str = "quick",
-    executor: str = "inline",
+    executor: str | Executor = "inline",
     store: str | Path = DEFAULT_PATH,
     address: str | None = None,
     workers: int | None = None,

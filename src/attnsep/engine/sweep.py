@@ -68,16 +68,25 @@ def run_sweep(
     return outcome
 
 
-def check_engine(executor: str, workers: int | None = None, address: str | None = None) -> None:
-    """``executor``, ``workers`` and ``address`` agree (and the Ray address answers): the
-    backend checks its own options (``executors.make_executor``)."""
-    from .executors import make_executor
+def check_engine(
+    executor: str | Executor, workers: int | None = None, address: str | None = None
+) -> None:
+    """``executor``, ``workers`` and ``address`` agree (and the Ray address answers): a
+    backend's name is checked with its options by the backend itself
+    (``executors.make_executor``); an :class:`Executor` object carries its own."""
+    from .executors import Executor, make_executor
 
+    if isinstance(executor, Executor):
+        require(
+            workers is None and address is None,
+            "workers and address are the executor's own options: give them to it, not beside it",
+        )
+        return
     make_executor(executor, workers=workers, address=address)
 
 
 def run_into(
-    jobs: list[Job], path: str | Path, executor: str, **engine: Any
+    jobs: list[Job], path: str | Path, executor: str | Executor, **engine: Any
 ) -> tuple[Path, tuple[dict[str, Any], ...], SweepOutcome]:
     """Run ``jobs`` into the store at ``path`` (created if missing; stored jobs are skipped):
     the store's path, the stored rows of the jobs in job order, and what was run.
