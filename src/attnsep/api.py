@@ -482,16 +482,14 @@ def run_experiment(
         ``inconclusive``, or ``incomplete`` when a job failed).
     """
     from .engine.jobs import jobs_for
-    from .engine.sweep import check_engine, run_into
+    from .engine.sweep import executor_for, run_into
     from .experiments import base
 
     one_of("preset", preset, base.PRESETS)
     experiment = base.get(name)
-    check_engine(executor, workers, address)
+    engine = executor_for(executor, workers, address)
     typed = experiment.config(preset, **(config or {}))
-    path, rows, outcome = run_into(
-        jobs_for(name, typed), store, executor, address=address, workers=workers
-    )
+    path, rows, outcome = run_into(jobs_for(name, typed), store, engine)
     failed = [row for row in rows if row["status"] != "done"]
     if failed:
         verdict = {
@@ -562,13 +560,11 @@ def sweep(
         ``report()`` is the command's JSON object.
     """
     from .engine.jobs import sweep_jobs
-    from .engine.sweep import check_engine, run_into
+    from .engine.sweep import executor_for, run_into
 
-    check_engine(executor, workers, address)
+    engine = executor_for(executor, workers, address)
     configs, jobs = sweep_jobs(experiment, preset, fixed or {}, grid or {}, config_file)
-    path, rows, outcome = run_into(
-        jobs, store, executor, address=address, workers=workers, on_start=on_start, on_done=on_done
-    )
+    path, rows, outcome = run_into(jobs, store, engine, on_start=on_start, on_done=on_done)
     from .results import SweepResult
 
     return SweepResult(

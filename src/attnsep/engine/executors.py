@@ -93,6 +93,8 @@ class Executor(ABC):
     backend (a Slurm queue, say) is one more subclass in :data:`EXECUTORS`."""
 
     name: ClassVar[str]
+    options: ClassVar[tuple[str, ...]] = ()
+    """The keyword options its constructor takes (``--workers``, ``--address``, ...)."""
 
     @abstractmethod
     def map(self, jobs: list[Job]) -> Iterator[tuple[Job, Row]]:
@@ -129,6 +131,7 @@ class ProcessExecutor(Executor):
     """A local pool of ``workers`` processes (default: the CPUs), started fresh (``spawn``)."""
 
     name = "process"
+    options = ("workers",)
 
     def __init__(self, workers: int | None = None) -> None:
         self._workers = int_at_least("workers", workers or os.cpu_count() or 1, 1)
@@ -196,6 +199,7 @@ class RayExecutor(Executor):
     fails at once."""
 
     name = "ray"
+    options = ("address",)
 
     def __init__(self, address: str | None = None) -> None:
         check_reachable(address)
@@ -256,40 +260,26 @@ BACKENDS: dict[str, type[Executor]] = {
 EXECUTORS: tuple[str, ...] = tuple(BACKENDS)
 
 
-def make_executor(name: str, *, workers: int | None = None, address: str | None = None) -> Executor:
-    """The executor ``name`` with its options; an option of another backend is an error."""
+def make_executor(name: str, **options: Any) -> Executor:
+    """The executor ``name`` made with the ``options`` given (``None``: not given); an option
+    that only another backend takes is an error naming that backend."""
     one_of("executor", name, EXECUTORS)
-    if workers is not None:
-        require(name == "process", f"--workers is for --executor process, not {name!r}")
-    if address is not None:
-        require(name == "ray", f"--address is for --executor ray, not {name!r}")
-    if name == "process":
-        return ProcessExecutor(workers)
-    if name == "ray":
-        return RayExecutor(address)
-    return BACKENDS[name]()
+    given = {key: value for key, value in options.items() if value is not None}
+    backend = BACKENDS[name]
+    for key in given:
+        if key not in backend.options:
+            owners = [b.name for b in BACKENDS.values() if key in b.options]
+            raise ValueError(f"--{key} is for --executor {' or '.join(owners)}, not {name!r}")
+    return backend(**given)
 
 
-def as_executor(
-    executor: str | Executor, *, workers: int | None = None, address: str | None = None
-) -> Executor:
-    """``executor`` itself, or the one its name and options make (:func:`make_executor`)."""
+def as_executor(executor: str | Executor, **options: Any) -> Executor:
+    """``executor`` itself (its options its own: none may be given beside it), or the one its
+    name and ``options`` make (:func:`make_executor`)."""
     if isinstance(executor, Executor):
+        require(
+            all(value is None for value in options.values()),
+            "workers and address are the executor's own options: give them to it, not beside it",
+        )
         return executor
-    return make_executor(executor, workers=workers, address=address)
-
-
-def worker_count(executor: str, workers: int | None = None, address: str | None = None) -> int:
-    """How many jobs the named executor runs at once (:attr:`Executor.workers`)."""
-    return as_executor(executor, workers=workers, address=address).workers
-
-
-def run_jobs(
-    jobs: list[Job],
-    executor: str | Executor = "process",
-    *,
-    workers: int | None = None,
-    address: str | None = None,
-) -> Iterator[tuple[Job, Row]]:
-    """Run ``jobs`` on ``executor`` (an :class:`Executor`, or a name and its options)."""
-    return as_executor(executor, workers=workers, address=address).map(jobs)
+    return make_executor(executor, **options)

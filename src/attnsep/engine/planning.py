@@ -12,6 +12,7 @@ from ..configs import CALIBRATION_BUDGET
 from .store import DEFAULT_PATH, Store
 
 if TYPE_CHECKING:
+    from .executors import Executor
     from .jobs import Job
     from .plan import Plan
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 def plan(
     groups: dict[str, list[Job]],
     store: str | Path = DEFAULT_PATH,
-    executor: str = "process",
+    executor: str | Executor = "process",
     workers: int | None = None,
     address: str | None = None,
     budget: float = CALIBRATION_BUDGET,
@@ -28,15 +29,14 @@ def plan(
     cost (``--plan``): jobs stored, CPU and wall time per experiment (``engine.plan.Plan``).
     The store is read, never created; a short calibration (``budget`` seconds per experiment, 0
     for none) times jobs no timing covers. Raises ``CalibrationFailed`` when it cannot."""
-    from .executors import worker_count
     from .plan import make_plan  # the calibration's machinery: only for a plan
+    from .sweep import executor_for
 
+    engine = executor_for(executor, workers, address)
     path = Path(store)
     opened = Store(path) if path.exists() else None  # a plan creates no store
     try:
-        return make_plan(
-            groups, opened, executor, worker_count(executor, workers, address), budget=budget
-        )
+        return make_plan(groups, opened, engine.name, engine.workers, budget=budget)
     finally:
         if opened is not None:
             opened.close()
@@ -50,7 +50,7 @@ def sweep_plan(
     config_file: str | Path | None = None,
     preset: str = "quick",
     store: str | Path = DEFAULT_PATH,
-    executor: str = "process",
+    executor: str | Executor = "process",
     workers: int | None = None,
     address: str | None = None,
     calibration: float = CALIBRATION_BUDGET,
@@ -72,9 +72,9 @@ def sweep_plan(
         ``CalibrationFailed`` when the calibration cannot time a job.
     """
     from .jobs import sweep_jobs
-    from .sweep import check_budget, check_engine
+    from .sweep import check_budget, executor_for
 
     check_budget(calibration)
-    check_engine(executor, workers, address)
+    engine = executor_for(executor, workers, address)
     _, jobs = sweep_jobs(experiment, preset, fixed or {}, grid or {}, config_file)
-    return plan({experiment: jobs}, store, executor, workers, address, budget=calibration)
+    return plan({experiment: jobs}, store, engine, budget=calibration)

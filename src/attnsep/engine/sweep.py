@@ -48,8 +48,6 @@ def run_sweep(
 
     ``on_start(to_run, cached)`` and ``on_done(job, row)`` report progress.
     """
-    from .executors import run_jobs  # the process machinery: only when jobs run
-
     jobs = unique(jobs)
     done = store.done_keys(job.key for job in jobs)
     todo = [job for job in jobs if job.key not in done]
@@ -57,7 +55,8 @@ def run_sweep(
     if on_start is not None:
         on_start(len(todo), outcome.cached)
     if todo:
-        for job, row in run_jobs(todo, executor, workers=workers, address=address):
+        engine = executor_for(executor, workers, address)
+        for job, row in engine.map(todo):
             store.put(row)
             if row["status"] == "done":
                 outcome.computed += 1
@@ -68,21 +67,15 @@ def run_sweep(
     return outcome
 
 
-def check_engine(
+def executor_for(
     executor: str | Executor, workers: int | None = None, address: str | None = None
-) -> None:
-    """``executor``, ``workers`` and ``address`` agree (and the Ray address answers): a
-    backend's name is checked with its options by the backend itself
-    (``executors.make_executor``); an :class:`Executor` object carries its own."""
-    from .executors import Executor, make_executor
+) -> Executor:
+    """The executor to run on, checked once: ``executor`` itself, or the backend its name
+    makes with ``workers`` / ``address`` (``executors.make_executor``: each backend checks its
+    own options; a Ray address must answer). The process machinery loads only here."""
+    from .executors import as_executor
 
-    if isinstance(executor, Executor):
-        require(
-            workers is None and address is None,
-            "workers and address are the executor's own options: give them to it, not beside it",
-        )
-        return
-    make_executor(executor, workers=workers, address=address)
+    return as_executor(executor, workers=workers, address=address)
 
 
 def run_into(

@@ -18,6 +18,7 @@ from ..engine.store import DEFAULT_PATH, Store
 from ..experiments import catalog
 
 if TYPE_CHECKING:
+    from ..engine.executors import Executor
     from ..engine.jobs import Job
     from ..engine.plan import Plan
 
@@ -82,14 +83,14 @@ def planned(
     preset: str,
     names: Sequence[str] | None,
     seed: int | None,
-    executor: str,
+    executor: str | Executor,
     workers: int | None,
     address: str | None,
-) -> tuple[list[str], dict[str, list[Job]]]:
-    """The experiments of a reproduction (all when ``names`` is ``None``) and their jobs, every
-    argument checked first."""
+) -> tuple[list[str], dict[str, list[Job]], Executor]:
+    """The experiments of a reproduction (all when ``names`` is ``None``), their jobs and the
+    executor to run them on, every argument checked first."""
     from ..engine.jobs import check_experiment
-    from ..engine.sweep import check_engine
+    from ..engine.sweep import executor_for
     from ..experiments.base import PRESETS
     from .claims import planned_jobs
 
@@ -97,9 +98,9 @@ def planned(
     chosen = [item["name"] for item in catalog()] if names is None else list(names)
     for name in chosen:
         check_experiment(name)
-    check_engine(executor, workers, address)
+    engine = executor_for(executor, workers, address)
     require(seed is None or seed >= 0, f"seed must be an integer >= 0, got {seed}")
-    return chosen, planned_jobs(chosen, preset, seed)
+    return chosen, planned_jobs(chosen, preset, seed), engine
 
 
 def reproduce(
@@ -109,7 +110,7 @@ def reproduce(
     seed: int | None = None,
     out: str | Path = FOLDER,
     store: str | Path = DEFAULT_PATH,
-    executor: str = "process",
+    executor: str | Executor = "process",
     workers: int | None = None,
     address: str | None = None,
     on_start: Callable[[int, int], None] | None = None,
@@ -137,15 +138,13 @@ def reproduce(
     """
     from ..engine.sweep import run_sweep
 
-    chosen, groups = planned(preset, names, seed, executor, workers, address)
+    chosen, groups, engine = planned(preset, names, seed, executor, workers, address)
     writable_folder(out)
     db = Store(store)
     started = time.time()
     try:
         jobs = [job for group in groups.values() for job in group]
-        outcome = run_sweep(
-            jobs, db, executor, workers=workers, address=address, on_start=on_start, on_done=on_done
-        )
+        outcome = run_sweep(jobs, db, engine, on_start=on_start, on_done=on_done)
         last = {"preset": preset, "names": chosen, "seed": seed}
         db.remember("last_reproduction", last)
         seeds_run = sorted({*(db.recall(f"seeds_run:{preset}") or []), seed or 0})
@@ -163,7 +162,7 @@ def reproduce_plan(
     *,
     seed: int | None = None,
     store: str | Path = DEFAULT_PATH,
-    executor: str = "process",
+    executor: str | Executor = "process",
     workers: int | None = None,
     address: str | None = None,
     calibration: float = CALIBRATION_BUDGET,
@@ -183,8 +182,8 @@ def reproduce_plan(
     from ..engine.sweep import check_budget
 
     check_budget(calibration)
-    _, groups = planned(preset, names, seed, executor, workers, address)
-    return plan(groups, store, executor, workers, address, budget=calibration)
+    _, groups, engine = planned(preset, names, seed, executor, workers, address)
+    return plan(groups, store, engine, budget=calibration)
 
 
 def report(out: str | Path = FOLDER, store: str | Path = DEFAULT_PATH) -> Reproduction:
