@@ -147,6 +147,17 @@ def family_loss_at(
     return stats.mean_se(losses.tolist())
 
 
+def relative_spread(records: list[dict[str, Any]], key: str) -> float:
+    """The seeds' relative standard deviation of ``key``, pooled (root mean square) over the
+    widths ``pe_dim``; 0 where a width has a single seed (the error rates' noise, SPEC Part E)."""
+    spreads = []
+    for m in {r["pe_dim"] for r in records}:
+        values = np.array([r[key] for r in records if r["pe_dim"] == m])
+        if len(values) >= 2:
+            spreads.append(np.std(values, ddof=1) / np.mean(values))
+    return float(np.sqrt(np.mean(np.square(spreads)))) if spreads else 0.0
+
+
 def mean_estimate(name: str, summary: dict[str, float], scale: float = 1.0) -> dict:
     """A :func:`seed_mean` summary, divided by ``scale``, as a ``stats.estimate``."""
     return stats.estimate(

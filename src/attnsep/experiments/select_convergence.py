@@ -51,6 +51,7 @@ from .select_common import (
     fmt_mean,
     mean_bars,
     mean_estimate,
+    relative_spread,
     seed_mean,
     train_and_evaluate,
 )
@@ -310,17 +311,6 @@ def verdict(records: list[Record], config: Config) -> dict:
 # --- error rates (SPEC Part E) -----------------------------------------------------------------
 
 
-def _relative_spread(records: list[Record], key: str) -> float:
-    """The seeds' relative standard deviation of ``key``, pooled (root mean square) over
-    ``m_p``; 0 where a width has a single seed."""
-    spreads = []
-    for m in {r["pe_dim"] for r in records}:
-        values = np.array([r[key] for r in records if r["pe_dim"] == m])
-        if len(values) >= 2:
-            spreads.append(np.std(values, ddof=1) / np.mean(values))
-    return float(np.sqrt(np.mean(np.square(spreads)))) if spreads else 0.0
-
-
 def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
     """The paper's floor ``c m_p^(−β)`` and the rival flat floor, fitted to ``records``, each
     simulating a run at ``config``'s widths and seeds (SPEC Part E).
@@ -336,8 +326,8 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
     floors = np.array([r["family"]["mean"] for r in rows])
     ratios = np.array([r["sgd"]["mean"] / r["family"]["mean"] for r in rows])
     power = stats.POWER.fit(ms, floors) if len(rows) >= 2 else (math.log(floors[0]), 0.0)
-    noise_family = _relative_spread(records, "family")
-    noise_sgd = _relative_spread(records, "loss")
+    noise_family = relative_spread(records, "family")
+    noise_sgd = relative_spread(records, "loss")
     cos = np.array([r["cos"] for r in records])
     cos_mean, cos_sd = float(cos.mean()), float(cos.std(ddof=1)) if len(cos) > 1 else 0.0
 

@@ -29,9 +29,18 @@ from typing import Any
 
 import numpy as np
 
+from ..configs import SelectionTrainConfig
 from ..metrics import calibration, stats
 from .base import Record
-from .select_common import fmt_mean, mean_estimate, seed_mean
+from .select_common import (
+    family_record,
+    fmt_mean,
+    mean_bars,
+    mean_estimate,
+    relative_spread,
+    seed_mean,
+    train_and_evaluate,
+)
 
 ROLE = "paper-setting"
 NEAR = 1.1
@@ -66,9 +75,6 @@ def steps(config: Any, m_p: int) -> int:
 
 def run_width(config: Any, m_p: int, seed: int) -> list[Record]:
     """One (width, seed) of the paper's setting: train, evaluate, and the family beside it."""
-    from ..configs import SelectionTrainConfig
-    from .select_common import family_record, train_and_evaluate
-
     train_config = SelectionTrainConfig(
         d=config.d,
         T=config.T,
@@ -223,18 +229,8 @@ def hypotheses(records: list[Record], config: Any) -> calibration.Hypotheses:
     rows = summarize(records)
     mine = [r for r in records if is_paper_setting(r)]
     floors = {r["pe_dim"]: r["family"]["mean"] for r in rows}
-    widths = np.array(sorted(floors), dtype=float)
-
-    def spread(values_of: Any) -> float:
-        parts = []
-        for m in floors:
-            values = np.array([values_of(r) for r in mine if r["pe_dim"] == m])
-            if len(values) >= 2:
-                parts.append(np.std(values, ddof=1) / np.mean(values))
-        return float(np.sqrt(np.mean(np.square(parts)))) if parts else 0.0
-
-    noise_sgd = spread(lambda r: r["loss"])
-    noise_family = spread(lambda r: r["family"])
+    noise_sgd = relative_spread(mine, "loss")
+    noise_family = relative_spread(mine, "family")
     alphas = np.array([r["alpha"] / r["family_alpha"] for r in mine])
     alpha_mean = float(alphas.mean())
     alpha_sd = float(alphas.std(ddof=1)) if len(alphas) > 1 else 0.0
@@ -244,7 +240,7 @@ def hypotheses(records: list[Record], config: Any) -> calibration.Hypotheses:
             uniform = cfg.d * (cfg.T - cfg.q) / (cfg.q * cfg.T)
             out = []
             for m in cfg.paper_widths:
-                floor = floors[float(widths[np.argmin(np.abs(np.log(widths) - math.log(m)))])]
+                floor = floors[min(floors, key=lambda w: abs(math.log(w / m)))]  # nearest
                 for seed in cfg.seeds:
                     z = rng.standard_normal(3)
                     family = floor * (1 + noise_family * z[1])
@@ -281,8 +277,6 @@ def hypotheses(records: list[Record], config: Any) -> calibration.Hypotheses:
 
 def panel(ax: Any, records: list[Record]) -> None:
     """SGD in the paper's setting / the family's best against ``m_p``, with the 1.1 line."""
-    from .select_common import mean_bars
-
     rows = [r for r in summarize(records) if r["family"]["mean"] > 0]
     if not rows:
         ax.set_axis_off()
