@@ -77,7 +77,7 @@ class LibraryConfig(ConfigBase):
     number): they come from Python. Experiment configs come from JSON and TOML files and
     command lines, so lists stand for tuples there (``ExperimentConfig``)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
+    model_config = ConfigDict(strict=True)  # merged with ConfigBase's
 
     def replace(self, **changes: Any) -> LibraryConfig:
         """A copy with ``changes`` applied, validated again (as ``dataclasses.replace``)."""
