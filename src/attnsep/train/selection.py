@@ -93,9 +93,9 @@ def law_draws(
     m_p: int,
     kind: str,
 ) -> products.Draw:
-    """One batch's draws for :func:`law_terms` (``exact.products.draw``, ``parts`` recipe),
-    stacked over the replicas; replica ``e`` draws from stream ``(seed, e, "pe-law", *key)``
-    only (independent of ``E``)."""
+    """One batch's draws for :func:`law_terms` and :func:`sampled_law_terms`
+    (``exact.products.draw``, ``parts`` recipe), stacked over the replicas; replica ``e`` draws
+    from stream ``(seed, e, "pe-law", *key)`` only (independent of ``E``)."""
 
     def one(e: int) -> products.Draw:
         rng = np.random.default_rng(stream_seed(seed, e, "pe-law", *key))
