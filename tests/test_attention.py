@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
@@ -60,8 +61,43 @@ def test_register_adds_a_map_with_its_properties() -> None:
         assert attention.properties("_test_half") is props
         assert torch.equal(attention.get("_test_half")(torch.ones(3)), torch.full((3,), 0.5))
     finally:
-        attention.ATTENTION.pop("_test_half")
-        attention.PROPERTIES.pop("_test_half")
+        attention.unregister("_test_half")
+    assert "_test_half" not in attention.ATTENTION
+
+
+def test_a_registered_map_is_accepted_everywhere_a_map_name_is(tmp_path) -> None:
+    """SPEC A2 maps are a registry: one ``register`` and the API, the CLI and the experiments
+    take the new name (and its one-step numbers are its own, not softmax's)."""
+    import attnsep
+    from attnsep.cli import main
+
+    props = attention.Properties(normalized=True, shift_invariant=False, tails="zero")
+
+    @attention.register("relu-norm", props)
+    def relu_norm(s: torch.Tensor) -> torch.Tensor:
+        r = torch.relu(s)
+        return r / r.sum(dim=-1, keepdim=True).clamp(min=1e-300)
+
+    try:
+        step = attnsep.xor_one_step(d=16, m=8, seeds=4, attention="relu-norm")
+        softmax = attnsep.xor_one_step(d=16, m=8, seeds=4)
+        assert step.config.attention == "relu-norm"
+        assert not np.array_equal(step.raw.loss_after, softmax.raw.loss_after)
+        store = tmp_path / "s.sqlite"
+        ran = attnsep.run_experiment(
+            "one-step",
+            config={"d_values": [16], "m_values": [8], "seeds": 4, "attention": "relu-norm"},
+            store=store,
+        )
+        assert ran.config.attention == "relu-norm" and ran.records and ran.computed > 0
+        with pytest.raises(SystemExit) as done:
+            main(["xor", "one-step", "--d", "16", "--m", "8", "--seeds", "2",
+                  "--attention", "relu-norm"])  # fmt: skip
+        assert done.value.code == 0
+    finally:
+        attention.unregister("relu-norm")
+    with pytest.raises(ValueError, match="attention must be one of .*got 'relu-norm'"):
+        attnsep.xor_one_step(d=16, m=8, seeds=4, attention="relu-norm")
 
 
 def test_softmax_matches_the_definition() -> None:

@@ -30,7 +30,7 @@ from attnsep.train import selection_threshold
 
 
 def test_checkable_names_match_the_registries_they_stand_for() -> None:
-    assert configs.ATTENTION_MAPS == tuple(sorted(attention.ATTENTION))
+    assert sorted(configs.ATTENTION_MAPS) == sorted(attention.ATTENTION)
     assert configs.INITS == query_heads.INITS
     assert configs.TRAINABLE == selector.TRAINABLE
     assert configs.PE_KINDS == PE_KINDS

@@ -168,9 +168,3 @@ def test_samples_are_prefix_stable_across_blocks() -> None:
     assert not torch.equal(x[0], x[1])
     again = list(task.samples(1, support, n))
     assert not torch.equal(again[0][0], chunks[0][0])
-
-
-def test_samples_rejects_n_zero() -> None:
-    task = SparseParity(4)
-    with pytest.raises(ValueError, match="n must be an integer >= 1, got 0"):
-        list(task.samples(0, task.supports(0, 1), 0))

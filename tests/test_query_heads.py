@@ -101,8 +101,6 @@ def test_initial_queries_validation() -> None:
         initial_queries(0, 1, heads=3, m=2, init="orthogonal")
     with pytest.raises(ValueError, match=r"init must be one of .*'foo'"):
         initial_queries(0, 1, heads=2, m=4, init="foo")
-    with pytest.raises(ValueError, match=r"m must be an integer >= 1, got 0"):
-        initial_queries(0, 1, heads=2, m=0)
     # independent init has no simplex constraint
     assert initial_queries(0, 1, heads=4, m=1, init="independent").shape == (1, 4, 1)
 
@@ -189,12 +187,6 @@ def test_model_validation() -> None:
         QueryHeads(torch.zeros(1, 3, 2), attention="foo")
     with pytest.raises(ValueError, match=r"V must have shape E x d x m, got \(3, 2\)"):
         QueryHeads(torch.zeros(3, 2))
-
-
-def test_initial_queries_rejects_no_replicas() -> None:
-    # like sphere_embeddings and SparseParity.supports, a bad replica count is a ValueError
-    with pytest.raises(ValueError, match=r"replicas must be an integer >= 1, got 0"):
-        initial_queries(0, replicas=0, heads=2, m=4)
 
 
 @pytest.mark.parametrize("sign", [0, 2])

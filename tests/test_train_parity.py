@@ -195,9 +195,3 @@ def test_gradient_step_refuses_non_finite_queries() -> None:
     model, task, support, theta = setup("linear", scale=1.0)
     with pytest.raises(ValueError, match="non-finite query vectors"):
         gradient_step(population_objective(model, task, support), theta, 1e308)
-
-
-def test_gradient_descent_needs_a_step() -> None:
-    model, task, support, theta = setup("softmax")
-    with pytest.raises(ValueError, match="steps must be an integer >= 1, got 0"):
-        gradient_descent(population_objective(model, task, support), theta, 1.0, 0)

@@ -18,6 +18,7 @@ from typing import Literal
 import torch
 import torch.nn.functional as F
 
+from .configs import ATTENTION_MAPS
 from .core.validate import one_of
 
 AttentionMap = Callable[[torch.Tensor], torch.Tensor]
@@ -50,14 +51,24 @@ PROPERTIES: dict[str, Properties] = {}
 
 
 def register(name: str, properties: Properties) -> Callable[[AttentionMap], AttentionMap]:
-    """Decorator adding an attention map and its properties to the registry under ``name``."""
+    """Decorator adding an attention map and its properties to the registry under ``name``;
+    from then on every config, API function and experiment accepts ``attention=name``."""
 
     def add(fn: AttentionMap) -> AttentionMap:
         ATTENTION[name] = fn
         PROPERTIES[name] = properties
+        if name not in ATTENTION_MAPS:
+            ATTENTION_MAPS.append(name)
         return fn
 
     return add
+
+
+def unregister(name: str) -> None:
+    """Remove the map registered as ``name`` (e.g. one a notebook registered for a try)."""
+    one_of("attention", name, sorted(ATTENTION))
+    del ATTENTION[name], PROPERTIES[name]
+    ATTENTION_MAPS.remove(name)
 
 
 def get(name: str) -> AttentionMap:

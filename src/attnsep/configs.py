@@ -17,18 +17,29 @@ import copy
 import math
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from .core.validate import distinct_indices, one_line, positive_finite, require
+from .core.validate import Registered, distinct_indices, one_line, positive_finite, require
+from .core.validate import allowed as allowed  # re-exported for the CLI (its help lists choices)
 
 # ------------------------------------------------------------------------ shared limits
 
-AttentionName = Literal[
+ATTENTION_MAPS: list[str] = [
     "entmax-1.5", "erf", "floored-softmax", "linear", "normalized-erf", "normalized-sigmoid",
     "normalized-softplus", "shifted-cauchy", "shifted-erf", "shifted-exp", "sigmoid", "softmax",
     "softmax-t0.03", "softmax-t0.1", "softmax-t10", "softmax-t30", "sparsemax",
 ]  # fmt: skip
-"""The maps ``attention.ATTENTION`` registers (sorted), checkable without loading them."""
+"""The maps ``attention.ATTENTION`` registers, checkable without loading them; a map a user
+registers (``attention.register``) joins this list, so every config accepts it."""
+AttentionName = Annotated[str, AfterValidator(Registered("attention", ATTENTION_MAPS))]
 Device = Literal["auto", "cpu", "cuda"]
 DType = Literal["float64", "float32"]
 Init = Literal["antisymmetric", "independent", "orthogonal"]
@@ -36,7 +47,6 @@ PEMode = Literal["stochastic", "fixed"]
 PEKind = Literal["sphere", "gaussian"]
 Trainable = Literal["full", "position"]
 
-ATTENTION_MAPS: tuple[str, ...] = get_args(AttentionName)
 INITS: tuple[str, ...] = get_args(Init)
 PE_KINDS: tuple[str, ...] = get_args(PEKind)
 TRAINABLE: tuple[str, ...] = get_args(Trainable)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 
 from .core.random_rows import ROW_BLOCK, sphere_rows
-from .core.validate import int_at_least, require
+from .core.validate import require
 
 
 def sphere_embeddings(
@@ -35,9 +35,6 @@ def sphere_embeddings(
 
     ``out``: a float64 CPU ``E x rows x width`` tensor to draw into (reused memory).
     """
-    int_at_least("rows", rows, 1)
-    int_at_least("width", width, 1)
-    int_at_least("replicas", replicas, 1)
     if out is None:
         out = torch.empty(replicas, rows, width, dtype=torch.float64)
     shape = (replicas, rows, width)
@@ -93,13 +90,6 @@ class StreamedEmbeddings:
     device: torch.device | str = "cpu"
     chunk_rows: int | None = None
     name: str = "embeddings"
-
-    def __post_init__(self) -> None:
-        int_at_least("d", self.d, 1)
-        int_at_least("m", self.m, 1)
-        int_at_least("replicas", self.replicas, 1)
-        if self.chunk_rows is not None:
-            int_at_least("chunk rows", self.chunk_rows, 1)
 
     @property
     def shape(self) -> tuple[int, int, int]:

@@ -83,10 +83,6 @@ class FixedPE:
         first_replica: int = 0,
     ) -> FixedPE:
         """Draw the table from streams ``(seed, e, "fixed-pe", block)`` (row-block stable)."""
-        int_at_least("replicas", replicas, 1)
-        int_at_least("positions", positions, 1)
-        int_at_least("pe width", width, 1)
-        one_of("pe kind", kind, PE_KINDS)
         rows = [
             gaussian_rows(seed, e, "fixed-pe", 0, positions, width)
             for e in range(first_replica, first_replica + replicas)

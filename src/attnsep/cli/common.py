@@ -9,11 +9,11 @@ import inspect
 import json
 import sys
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ..configs import require
+from ..configs import allowed, require
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -32,8 +32,8 @@ def option(
     info = model.model_fields[name]
     default = ... if info.is_required() else info.get_default(call_default_factory=True)
     text = help if help is not None else (info.description or "")
-    if get_origin(info.annotation) is Literal:
-        text = f"{text} Allowed: {', '.join(str(c) for c in get_args(info.annotation))}."
+    if (choices := allowed(info)).startswith("one of "):
+        text = f"{text} Allowed: {choices.removeprefix('one of ')}."
     text = text.replace("[", "\\[")  # a literal bracket, not rich markup, in --help
     return typer.Option(default, flag or "--" + name.replace("_", "-"), help=text)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import types
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, TypeGuard, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
@@ -58,6 +59,27 @@ def one_of(name: str, value: object, allowed: Sequence[str]) -> str:
     return str(value)
 
 
+@dataclass(frozen=True)
+class Registered:
+    """A field check: the value must be one of ``names``, a registry that may grow after the
+    field is declared (e.g. an attention map a user registers); its error names the choices."""
+
+    label: str
+    names: list[str]
+
+    def __call__(self, value: str) -> str:
+        return one_of(self.label, value, sorted(self.names))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Registered:
+        return self  # a copied field (``configs.inherit``) checks against the same registry
+
+
+def registry(info: FieldInfo) -> Registered | None:
+    """The :class:`Registered` check among a field's validators, if it has one."""
+    checks = (getattr(item, "func", None) for item in info.metadata)
+    return next((check for check in checks if isinstance(check, Registered)), None)
+
+
 def distinct_indices(name: str, values: Sequence[int], size: int, count: int) -> list[int]:
     """``count`` distinct integers in ``[0, size)``."""
     items: list[Any] = list(values) if isinstance(values, list | tuple) else [values]
@@ -96,6 +118,8 @@ def _num(value: float) -> str:
 def allowed(info: FieldInfo) -> str:
     """What a field accepts, in words, from its type and constraints."""
     kind, b = _kind(info.annotation), _bounds(info)
+    if (names := registry(info)) is not None:
+        return "one of " + ", ".join(sorted(names.names))
     if get_origin(kind) is Literal:
         return "one of " + ", ".join(str(c) for c in get_args(kind))
     if kind is bool:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import torch
 
 from ..core.rng import generator
-from ..core.validate import int_at_least, require
+from ..core.validate import require
 from ..tasks.parity import BYTE_SIGNS
 
 MAX_ASSIGNMENT_HEADS = 8
@@ -107,7 +107,6 @@ def sign_error(
     """
     E, heads, d = gamma.shape
     require(len(generators) == E, f"need one generator per replica, got {len(generators)} for {E}")
-    int_at_least("samples", samples, 1)
     width = (d + 7) // 8
     rows = max(1, SIGN_TEST_BYTES // width)
     offsets = 256 * torch.arange(width)

@@ -33,7 +33,6 @@ import math
 import torch
 
 from ..core.rng import generator
-from ..core.validate import int_at_least
 
 
 def angles(n: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
@@ -84,8 +83,6 @@ def forward(params: torch.Tensor, bits: torch.Tensor) -> torch.Tensor:
 
 def initial_params(seed: int, replicas: int, k: int, first_replica: int = 0) -> torch.Tensor:
     """``E x k x 2``: ``(a_h, c_h)`` i.i.d. standard normal per replica stream."""
-    int_at_least("replicas", replicas, 1)
-    int_at_least("k", k, 1)
     rows = [
         torch.randn(
             k, 2, generator=generator(seed, first_replica + e, "v1-init"), dtype=torch.float64

@@ -65,7 +65,6 @@ class MLP:
         Drawn in float64 on the CPU, then cast and moved, so every dtype and device starts from
         the same numbers.
         """
-        int_at_least("replicas", replicas, 1)
         sizes = layer_sizes(d_in, width, d_out, depth)
         per_replica = []
         for e in range(first_replica, first_replica + replicas):

@@ -14,7 +14,7 @@ import torch
 from .. import attention
 from ..configs import INITS
 from ..core.rng import generator
-from ..core.validate import int_at_least, one_of, require
+from ..core.validate import one_of, require
 from ..embeddings import StreamedEmbeddings, per_replica_matmul, sphere_embeddings
 
 
@@ -54,9 +54,6 @@ def initial_queries(
     ``independent``: every head i.i.d. uniform on the sphere.
     """
     one_of("init", init, INITS)
-    int_at_least("replicas", replicas, 1)
-    int_at_least("heads", heads, 1)
-    int_at_least("m", m, 1)
     if init != "independent" and heads > 1:
         least = heads if init == "orthogonal" else heads - 1
         require(m >= least, f"{init} init with {heads} heads needs m >= {least}, got m={m}")

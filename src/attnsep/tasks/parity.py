@@ -61,7 +61,6 @@ class SparseParity:
 
     def supports(self, seed: int, replicas: int, first_replica: int = 0) -> torch.Tensor:
         """``E x k`` sorted supports, replica ``e`` uniform from stream ``(seed, e, "support")``."""
-        int_at_least("replicas", replicas, 1)
         rows = [
             torch.randperm(self.d, generator=generator(seed, first_replica + e, "support"))[
                 : self.k
@@ -123,7 +122,6 @@ class SparseParity:
 
     def samples(self, seed: int, support: torch.Tensor, n: int, first_replica: int = 0):
         """Yield ``(x, y)`` chunks covering samples ``0..n-1`` of every replica, in order."""
-        int_at_least("n", n, 1)
         per_block = self.block_rows()
         for block in range((n + per_block - 1) // per_block):
             rows = min(per_block, n - block * per_block)

@@ -63,8 +63,6 @@ class TokenSelection:
         """``batch`` sequences of ``length`` tokens (default ``T``) per replica, deterministic."""
         length = self.T if length is None else int_at_least("length", length, 1)
         require(self.q <= length, f"length must be >= q={self.q}, got {length}")
-        int_at_least("batch", batch, 1)
-        int_at_least("replicas", replicas, 1)
         X = self.tokens(seed, replicas, batch, key, length=length, first_replica=first_replica)
         ys = []
         for e in range(first_replica, first_replica + replicas):

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import torch
 
 from .. import attention
-from ..core.validate import int_at_least, require
+from ..core.validate import require
 from ..exact.parity import population_loss
 from ..models.query_heads import QueryHeads
 from ..tasks.parity import SparseParity
@@ -90,7 +90,6 @@ def empirical_weights_gradient(
     its products (``x gamma^T`` and ``coef^T x``), and a replica's result never depends on the
     batch it is in.
     """
-    int_at_least("n", n, 1)
     support = support.cpu()
 
     def loss_of_weights(gamma: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -157,7 +156,6 @@ def gradient_descent(
     objective: Objective, theta: torch.Tensor, eta: float, steps: int
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``steps`` full-batch steps: final ``theta``, the loss before each step (``steps x E``)."""
-    int_at_least("steps", steps, 1)
     history = []
     for _ in range(steps):
         theta, loss = gradient_step(objective, theta, eta)
