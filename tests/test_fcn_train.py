@@ -92,9 +92,9 @@ def test_both_tasks_run_through_one_loop(monkeypatch: pytest.MonkeyPatch) -> Non
     assert train_xor is train and train_selection is train
     seen = []
 
-    def spy(model, task, cfg):
+    def spy(model, task, cfg, progress=None):
         seen.append((type(cfg).__name__, task.inputs, task.outputs, task.done is not None))
-        return fit(model, task, cfg)
+        return fit(model, task, cfg, progress)
 
     fit = loop.fit
     monkeypatch.setattr(loop, "fit", spy)

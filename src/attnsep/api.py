@@ -289,6 +289,7 @@ def train_selector(
     eval_lengths: Iterable[int] = (),
     eval_size: int = EVAL_SIZE,
     save: str | Path | None = None,
+    progress: Progress | None = None,
     **options: Any,
 ) -> SelectorResult:
     """Train the one-layer selector on q-sparse averaging and evaluate it (SPEC B3, B5.3).
@@ -318,6 +319,8 @@ def train_selector(
         Evaluation sequences per length.
     save
         An ``.npz`` file for ``W`` (and a fixed PE's table), the curve and the losses.
+    progress
+        Called as ``progress(step, steps)``: with 0 before the first step, then after each.
     **options
         Any other field of ``attnsep.train.selection.SelectionTrainConfig``: ``pe_kind``,
         ``trainable`` (``full``, ``position``), ``objective`` (``sgd``, ``population``),
@@ -346,8 +349,10 @@ def train_selector(
     from .train.selection import train
 
     start = time.perf_counter()
+    if progress is not None:
+        progress(0, config.steps)
     with torch_threads(1):
-        result = train(config)
+        result = train(config, progress)
         rows = evaluate_lengths(
             result.W, TokenSelection.of(config), result.encodings, lengths, seed, eval_size
         )
@@ -388,7 +393,14 @@ def selection_bounds(
 # ------------------------------------------------------------------------ FCN baselines
 
 
-def train_fcn(task: str, *, seeds: int | None = None, seed: int = 0, **options: Any) -> FCNResult:
+def train_fcn(
+    task: str,
+    *,
+    seeds: int | None = None,
+    seed: int = 0,
+    progress: Progress | None = None,
+    **options: Any,
+) -> FCNResult:
     """Train an ensemble of fully-connected ReLU nets (SPEC A7.6, B4, B5.4).
 
     The computation of ``attnsep fcn xor`` (``task="xor"``: sparse XOR, success = test sign
@@ -401,6 +413,9 @@ def train_fcn(task: str, *, seeds: int | None = None, seed: int = 0, **options: 
         ``xor`` or ``select``.
     seeds, seed
         Number of replicas (default: the config's) and base seed.
+    progress
+        Called as ``progress(step, steps)``: with 0 before the first step, then after each
+        (training ends early once every replica has finished).
     **options
         Any other field of ``attnsep.configs.XorFCNConfig`` (``d``, ``width``,
         ``depth``, ``steps``, ``batch``, ``lr``, ``optimizer``, ``loss``, ``samples``, ...) or
@@ -418,7 +433,9 @@ def train_fcn(task: str, *, seeds: int | None = None, seed: int = 0, **options: 
     from .results import FCNResult
     from .train.fcn import train_selection, train_xor
 
-    raw = train_xor(config) if task == "xor" else train_selection(config)
+    if progress is not None:
+        progress(0, config.steps)
+    raw = (train_xor if task == "xor" else train_selection)(config, progress)
     return FCNResult(task, raw)
 
 

@@ -102,11 +102,27 @@ class Group(TyperGroup):
         return super().resolve_command(ctx, args)
 
 
+def print_version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import version
+
+        sys.stdout.write(f"attnsep {version('attnsep')}\n")
+        raise typer.Exit()
+
+
+def top(
+    version: bool = typer.Option(
+        False, "--version", callback=print_version, is_eager=True, help="Print the version."
+    ),
+) -> None:
+    """The options before a command (the commands come from ``Group``)."""
+
+
 app = typer.Typer(
     name="attnsep",
     help="Attention-vs-FCN separations as rerunnable experiments.",
     cls=Group,
-    callback=lambda: None,  # the commands come from Group
+    callback=top,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

@@ -11,7 +11,18 @@ import typer
 
 from ..api import FRONTIER_SOLVERS, frontier_select, frontier_xor
 from ..configs import SelectionFCNConfig, XorFCNConfig, require
-from .common import JSON, argument_of, emit_json, fields, int_list, option, output, show
+from .common import (
+    JSON,
+    QUIET,
+    argument_of,
+    emit_json,
+    fields,
+    int_list,
+    option,
+    output,
+    show,
+    steps_bar,
+)
 
 fcn = typer.Typer(
     help="Fully-connected ReLU baselines on sparse XOR and token selection.", no_args_is_help=True
@@ -39,11 +50,13 @@ def fcn_xor(
     loss: str = option(XorFCNConfig, "loss"),
     seed: int = option(XorFCNConfig, "seed"),
     as_json: bool = JSON,
+    quiet: bool = QUIET,
 ) -> None:
     """Train two-layer ReLU nets on sparse XOR; success = test sign error <= 0.01 (SPEC A7.6)."""
     from .. import api
 
-    run = api.train_fcn("xor", seeds=seeds, **fields(XorFCNConfig, locals()))
+    with steps_bar(f"fcn xor (d={d}, width={width})", quiet) as bar:
+        run = api.train_fcn("xor", seeds=seeds, progress=bar, **fields(XorFCNConfig, locals()))
     output("fcn xor", run.report(), as_json)
 
 
@@ -59,11 +72,14 @@ def fcn_select(
     lr: float = option(SelectionFCNConfig, "lr"),
     seed: int = option(SelectionFCNConfig, "seed"),
     as_json: bool = JSON,
+    quiet: bool = QUIET,
 ) -> None:
     """Train an MLP on the concatenation (vec X, 1_y) for q-sparse averaging (SPEC B4, B5.4)."""
     from .. import api
 
-    run = api.train_fcn("select", seeds=seeds, **fields(SelectionFCNConfig, locals()))
+    with steps_bar(f"fcn select (T={T}, width={width})", quiet) as bar:
+        given = fields(SelectionFCNConfig, locals())
+        run = api.train_fcn("select", seeds=seeds, progress=bar, **given)
     output("fcn select", run.report(), as_json)
 
 

@@ -123,6 +123,12 @@ def steps_bar(label: str, quiet: bool) -> Iterator[Callable[..., None]]:
 
     try:
         yield progress
+    except BaseException:
+        if task:  # a failure leaves its one error line alone on stderr
+            bar.live.transient = True
+            bar.live.stop()
+            task.clear()
+        raise
     finally:
         if task:
             bar.stop()

@@ -10,7 +10,7 @@ import typer
 
 from ..api import DEFAULT_PATH, REPORT_FOLDER
 from ..configs import CALIBRATION_BUDGET, require
-from .common import JSON, console, emit_json, fail, output, running, show
+from .common import JSON, QUIET, console, emit_json, fail, output, running, show
 
 EXECUTOR = typer.Option("process", "--executor", help="inline, process or ray.")
 ADDRESS = typer.Option(None, "--address", help="Ray cluster address (ray executor).")
@@ -18,7 +18,6 @@ WORKERS_HELP = "Process-pool size (process executor; default: the number of CPUs
 WORKERS = typer.Option(None, "--workers", help=WORKERS_HELP)
 STORE = typer.Option(DEFAULT_PATH, "--store", help="Results database.")
 OUT = typer.Option(REPORT_FOLDER, "--out", help="Report folder.")
-QUIET = typer.Option(False, "--quiet", help="No progress bars.")
 PLAN_HELP = (
     "Print the jobs per experiment, how many are stored and the estimated CPU and wall time; "
     "nothing is stored (a short calibration times a few jobs)."

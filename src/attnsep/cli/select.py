@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from ..configs import EVAL_SIZE, SelectionTrainConfig, require
-from .common import fields, int_list, option, output
+from .common import QUIET, fields, int_list, option, output, steps_bar
 
 app = typer.Typer(
     help="Sparse token selection (q-sparse averaging): one-layer selector vs the FCN bound.",
@@ -40,6 +40,7 @@ def train_command(
     trainable: str = option(SelectionTrainConfig, "trainable"),
     json_out: bool = typer.Option(False, "--json", help="one JSON object on stdout"),
     save: str | None = typer.Option(None, "--save", help="write W (and P) to FILE.npz"),
+    quiet: bool = QUIET,
 ) -> None:
     """Train the selector with SGD; evaluate at several lengths (SPEC B3, B5.1, B5.3).
 
@@ -52,7 +53,8 @@ def train_command(
     SelectionTrainConfig(**given, replicas=seeds)  # the fields first, then the lengths
     given.update(m_p=given.pop("pe_dim"), eval_lengths=parse_lengths(eval_lengths, T, q))
     require(eval_size >= 2, f"--eval-size must be an integer >= 2, got {eval_size}")
-    run = api.train_selector(**given, seeds=seeds, eval_size=eval_size, save=save)
+    with steps_bar(f"select train (T={T}, q={q})", quiet) as bar:
+        run = api.train_selector(**given, seeds=seeds, eval_size=eval_size, save=save, progress=bar)
     output("select train", run.report(), json_out)
 
 

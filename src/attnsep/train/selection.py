@@ -40,6 +40,7 @@ from the streams ``(seed, e, "pe-law", "train", t)``, never from the explicit
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -235,8 +236,11 @@ def _law_step(
     return loss.mean(dim=-1), grad
 
 
-def train(config: SelectionTrainConfig) -> SelectionTrainResult:
-    """SGD (or population GD) from ``W = 0`` for ``config.steps`` steps (SPEC B3)."""
+def train(
+    config: SelectionTrainConfig, progress: Callable[[int, int], None] | None = None
+) -> SelectionTrainResult:
+    """SGD (or population GD) from ``W = 0`` for ``config.steps`` steps (SPEC B3);
+    ``progress(step, steps)`` after each step, if given."""
     pe = encodings_for(config)
     size = config.d + config.pe_dim
     by_law = config.pe == "stochastic" and config.pe_draws == "law"
@@ -256,6 +260,8 @@ def train(config: SelectionTrainConfig) -> SelectionTrainResult:
         with torch.no_grad():
             W -= rate * mask * grad
         losses[step] = loss.detach()
+        if progress is not None:
+            progress(step + 1, config.steps)
     W = W.detach()
     if not bool(torch.isfinite(W).all()) or not math.isfinite(float(losses.sum())):
         raise ValueError("training produced non-finite weights: lower lr")

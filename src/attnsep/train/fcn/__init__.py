@@ -20,7 +20,7 @@ from typing import overload
 
 from ...configs import SelectionFCNConfig, XorFCNConfig
 from . import selection, xor
-from .loop import CHECK_EVERY, EVAL_ROWS, Diverged
+from .loop import CHECK_EVERY, EVAL_ROWS, Diverged, Progress
 from .loop import train as _train
 from .selection import SelectionFCNResult, selection_features
 from .xor import VAL_SAMPLES, XorFCNResult, xor_loss
@@ -44,16 +44,17 @@ PARTS = {XorFCNConfig: xor.part, SelectionFCNConfig: selection.part}
 
 
 @overload
-def train(cfg: XorFCNConfig) -> XorFCNResult: ...
+def train(cfg: XorFCNConfig, progress: Progress | None = None) -> XorFCNResult: ...
 @overload
-def train(cfg: SelectionFCNConfig) -> SelectionFCNResult: ...
-def train(cfg):
-    """Train ``cfg.replicas`` FCNs on ``cfg``'s task and evaluate them."""
+def train(cfg: SelectionFCNConfig, progress: Progress | None = None) -> SelectionFCNResult: ...
+def train(cfg, progress=None):
+    """Train ``cfg.replicas`` FCNs on ``cfg``'s task and evaluate them; ``progress(step,
+    steps)`` after each step, if given."""
     part = PARTS.get(type(cfg))
     if part is None:
         names = " or ".join(c.__name__ for c in PARTS)
         raise TypeError(f"cfg must be a {names}, got {type(cfg).__name__}")
-    return _train(cfg, part)
+    return _train(cfg, part, progress)
 
 
 train_xor = train_selection = train

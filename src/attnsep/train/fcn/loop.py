@@ -56,7 +56,15 @@ class TaskPart(Generic[Result]):
     done: Done | None = None
 
 
-def train(cfg: FCNConfig, part: Callable[[FCNConfig, dict], TaskPart[Result]]) -> Result:
+Progress = Callable[[int, int], None]
+"""Called as ``progress(step, steps)`` after each step."""
+
+
+def train(
+    cfg: FCNConfig,
+    part: Callable[[FCNConfig, dict], TaskPart[Result]],
+    progress: Progress | None = None,
+) -> Result:
     """Build the task's part (``part(cfg, move)``, ``move``: the run's dtype and device),
     initialise ``E`` nets (:meth:`MLP.init`, stream ``"fcn-init"``), fit, evaluate."""
     move: dict[str, Any] = {"dtype": resolve_dtype(cfg.dtype), "device": resolve_device(cfg.device)}
@@ -71,7 +79,7 @@ def train(cfg: FCNConfig, part: Callable[[FCNConfig, dict], TaskPart[Result]]) -
         first_replica=cfg.first_replica,
         **move,
     )
-    return task.evaluate(model, *fit(model, task, cfg))
+    return task.evaluate(model, *fit(model, task, cfg, progress))
 
 
 def streams(cfg: FCNConfig, name: str) -> list[torch.Generator]:
@@ -135,7 +143,9 @@ def _subset(model: MLP, keep: torch.Tensor) -> MLP:
     return MLP(weights, [b.detach()[keep] for b in model.biases]).requires_grad_()
 
 
-def fit(model: MLP, task: TaskPart, cfg: FCNConfig) -> tuple[torch.Tensor, torch.Tensor]:
+def fit(
+    model: MLP, task: TaskPart, cfg: FCNConfig, progress: Progress | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Train in place on the batch mean of ``task.per_sample``.
 
     Returns the training loss per step (``steps_run x E``; a log, equal across ``E`` up to
@@ -164,6 +174,8 @@ def fit(model: MLP, task: TaskPart, cfg: FCNConfig) -> tuple[torch.Tensor, torch
         opt.step()
         log = torch.full((E,), math.nan, dtype=loss.dtype, device=loss.device)
         losses.append(log.index_copy_(0, running.to(loss.device), loss.detach()))
+        if progress is not None:
+            progress(step + 1, cfg.steps)
         if task.done is not None and (step + 1) % CHECK_EVERY == 0:
             with torch.no_grad():
                 stop = task.done(net, running).cpu()
