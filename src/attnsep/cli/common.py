@@ -82,6 +82,7 @@ def console(stderr: bool = False) -> Any:
 def show(text: Any) -> None:
     """Print a text table (``api.text_tables``, ``TextTable``), then its notes."""
     out = console()
+    text = text.fit(out.width)
     out.print(text.rich())
     for note in text.notes:
         out.print(note)

@@ -18,17 +18,17 @@ def _varies(column) -> bool:
 
 
 def shown_columns(frame) -> tuple[list[str], list[str]]:
-    """``(shown, same)``: ``job_id``, the config columns and the record fields whose value
-    differs between records; and the record fields (set somewhere) equal in all of them
-    (with a single record every field is shown)."""
+    """``(shown, same)``: ``job_id``, the record fields and then the config columns whose
+    value differs between records (a narrow terminal keeps the left ones); and the record
+    fields (set somewhere) equal in all of them (with a single record every field is shown)."""
     config = [c for c in frame.columns if c.startswith("config.")]
     fields = [
         c for c in frame.columns if c not in (*FIXED, "job_id", *config) and frame[c].notna().any()
     ]
     many = len(frame) > 1
     shown = [c for c in ("job_id",) if c in frame.columns]
-    shown += [c for c in config if _varies(frame[c])]
     shown += [c for c in fields if not many or _varies(frame[c])]
+    shown += [c for c in config if _varies(frame[c])]
     return shown, [c for c in fields if c not in shown]
 
 

@@ -14,13 +14,19 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.jobs import Job, jobs_for
-from ..engine.store import Store
+from ..engine.store import DEFAULT_PATH, Store
 from ..experiments import base
 
 
 def command_for(name: str, preset: str, seed: int | None = None) -> str:
     shift = f" --seed {seed}" if seed else ""
     return f"attnsep reproduce --{preset}{shift} --only {name}"
+
+
+def store_flag(store: Store) -> str:
+    """`` --store PATH`` for a store other than the default one ("" for the default)."""
+    default = Path(DEFAULT_PATH).resolve()
+    return "" if Path(store.path).resolve() == default else f" --store {store.path}"
 
 
 def config_for(name: str, preset: str, seed: int | None = None) -> base.ExperimentConfig:
@@ -103,7 +109,8 @@ def build_claims(
                 measured=f"{len(finished)} of {len(jobs)} jobs finished"
                 + (f"; first error: {errors[0]}" if errors else ""),
                 verdict="incomplete",
-                reason="not every job of this claim has finished; rerun the command to resume",
+                reason="not every job of this claim has finished; "
+                f"`{claim['command']}{store_flag(store)}` completes it (stored jobs are kept)",
                 estimates=[],
                 figures=[],
             )

@@ -49,12 +49,26 @@ def xor_table(summary: dict[str, Any]) -> TextTable:
         f"exponent of params vs d: transformer {fmt_estimate(fit['transformer']['exponent'])}, "
         f"FCN {fmt_estimate(fit['fcn']['exponent'])}"
     )
+    points = [p for model in ("transformer", "fcn") for p in summary[model]]
     return TextTable(
         f"parameters needed vs d ({INTERVALS})",
         ("d", "transformer m*", "params", "success", "FCN width*", "params", "success"),
         tuple(rows),
-        (note,),
+        (note, *open_notes(points, ("m_star", "width_star", "params"))),
     )
+
+
+def open_notes(points: list[dict[str, Any]], knobs: tuple[str, ...]) -> tuple[str, ...]:
+    """The footnotes an open interval or a missing value needs: why it is there."""
+    notes = []
+    if any(p.get(f"{k}_high", 0) is None for p in points for k in knobs):
+        notes.append(
+            "inf: in some bootstrap draws the threshold was not reached within the largest size "
+            "searched, so the interval has no upper end; more seeds or a larger search closes it"
+        )
+    if any(k in p and p[k] is None for p in points for k in knobs):
+        notes.append("n/a: the threshold was not reached at this size in the pooled seeds")
+    return tuple(notes)
 
 
 def select_table(summary: dict[str, Any]) -> TextTable:
@@ -84,6 +98,9 @@ def select_table(summary: dict[str, Any]) -> TextTable:
             f"larger T's: {HELD_OUT[t['held_out']]}. FCN minimum width: {slope} per T, "
             f"exponent {exponent} (exact)"
         )
+    notes += open_notes(summary["transformer"], ("m_star", "width", "params"))
+    if any(fit["fcn"]["slope"] is None for fit in summary["fit"]):
+        notes.append("FCN n/a: a fit needs at least two T per q")
     return TextTable(
         f"width and parameters needed vs T at d = {summary['d']}, loss <= "
         f"{summary['target']:g} x uniform ({INTERVALS}; FCN: proven minimum, SPEC B4)",

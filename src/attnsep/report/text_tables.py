@@ -5,8 +5,12 @@ frontier tables, which do, are in ``frontier_tables``)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
+
+
+WRAP = 12
+"""A cell longer than this may wrap when a table is fitted to the terminal (``TextTable.fit``)."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,34 @@ class TextTable:
             styles = self.styles[i] if self.styles else ("",) * len(row)
             made.add_row(*(Text(c, style=s) if s else c for c, s in zip(row, styles, strict=True)))
         return made
+
+    def fit(self, width: int) -> TextTable:
+        """The table with the columns (from the left) that fit ``width`` characters, each at
+        least as wide as its header and its cells up to ``WRAP`` characters (longer cells
+        wrap), and a note naming those left out; unchanged when all fit."""
+        if self.no_wrap or not self.columns:
+            return self
+        used, kept = 1, 0
+        for i, column in enumerate(self.columns):
+            cells = (min(len(row[i]), WRAP) for row in self.rows)
+            used += 3 + max([len(column), *cells])
+            if used > width and kept > 0:
+                break
+            kept += 1
+        if kept == len(self.columns):
+            return self
+        left = ", ".join(self.columns[kept:])
+        note = (
+            f"{len(self.columns) - kept} columns not shown at this width ({left}); --json has all"
+        )
+        return replace(
+            self,
+            columns=self.columns[:kept],
+            rows=tuple(row[:kept] for row in self.rows),
+            styles=tuple(row[:kept] for row in self.styles),
+            justify=self.justify[:kept],
+            notes=(*self.notes, note),
+        )
 
 
 VERDICT_COLORS = {
@@ -183,7 +215,14 @@ def select_train(r: dict[str, Any]) -> list[TextTable]:
             )
         )
     columns = ("T'", "loss ± stderr", "per coord", "exact ± stderr", "uniform attention")
-    return [summary, TextTable("length generalization (replica means)", columns, tuple(rows))]
+    notes = (
+        ("exact n/a: the content block of W is nonzero, so the logits depend on the tokens and "
+         "the loss has no exact form over them (SPEC B3); the sampled loss stands alone",)
+        if any(row["exact_loss"] is None for row in r["eval"])
+        else ()
+    )  # fmt: skip
+    table = TextTable("length generalization (replica means)", columns, tuple(rows), notes)
+    return [summary, table]
 
 
 def select_bound(r: dict[str, Any]) -> list[TextTable]:
