@@ -2,7 +2,9 @@
 (``engine/published_timings.json``), which ``--plan`` uses for jobs no local store has timed.
 
 Usage: ``python bench/publish_timings.py [--only NAME,...] results/standard.sqlite ...``
-(``--only``: the experiments whose timings to publish; default all).
+(``--only``: the experiments whose timings to publish; default all). It also measures and
+publishes a worker's start-up (``engine.plan.measure_startup``), the fixed cost the plan adds
+per worker.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from attnsep.engine.plan import PUBLISHED_TIMINGS, write_published_timings
+from attnsep.engine.plan import PUBLISHED_TIMINGS, measure_startup, write_published_timings
 from attnsep.engine.store import Store
 
 
@@ -22,7 +24,9 @@ def main(argv: list[str]) -> None:
     if not argv or missing:
         sys.exit(f"error: give existing store files; missing: {', '.join(missing) or 'none given'}")
     stores = [Store(p) for p in argv]
-    print(f"{write_published_timings(stores, PUBLISHED_TIMINGS, only)} jobs written")
+    startup = measure_startup()
+    written = write_published_timings(stores, PUBLISHED_TIMINGS, only, startup)
+    print(f"{written} jobs written; a worker's start-up: {startup:.2f} s")
 
 
 if __name__ == "__main__":

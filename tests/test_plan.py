@@ -380,3 +380,42 @@ def test_negative_calibration_is_a_one_line_error(tmp_path):
     )
     assert code == 2 and out == "" and one_line(err) and "--calibration" in err
     assert not (tmp_path / "s.sqlite").exists()
+
+
+def test_a_plan_adds_the_published_start_up_of_a_worker(monkeypatch, tmp_path):
+    """A small run is mostly fixed cost: the plan adds each worker's published start-up (the
+    process, torch and the experiments loaded), which a job's own seconds leave out."""
+    published, source = tmp_path / "published.json", tmp_path / "source.sqlite"
+    (small,) = d_jobs(64)
+    store = Store(source)
+    run_sweep([small], store, "inline")
+    planning.write_published_timings([store], published, startup=4.25)
+    planning.write_published_timings([store], published)  # keeps the start-up it holds
+    store.close()
+    held = json.loads(published.read_text())
+    assert held["worker_startup_seconds"] == 4.25 and list(held["jobs"]) == [small.key]
+    monkeypatch.setattr(planning, "PUBLISHED_TIMINGS", published)
+    plan = planning.make_plan({"one-step": [small]}, None, "process", 2, budget=0)
+    assert plan.startup == 4.25
+    assert plan.wall == pytest.approx(4.25 + held["jobs"][small.key]["seconds"], abs=1e-3)
+    assert plan.as_dict()["startup_seconds"] == 4.25
+
+
+def test_a_jobs_seconds_leave_out_the_workers_loading(monkeypatch):
+    """``execute`` loads the experiment (torch, the modules) before its clock starts."""
+    import time
+
+    from attnsep.engine import executors
+
+    loaded = executors.load
+    slow = {"first": True}
+
+    def slow_first_load(name):
+        if slow.pop("first", False):
+            time.sleep(1.0)
+        return loaded(name)
+
+    monkeypatch.setattr(executors, "load", slow_first_load)
+    (job,) = tiny_jobs()[:1]
+    row = executors.execute(job)
+    assert row["status"] == "done" and row["seconds"] < 1.0

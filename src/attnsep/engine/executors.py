@@ -13,6 +13,7 @@ stored, so rerunning the same command resumes).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -50,13 +51,23 @@ RAY_MAX_RETRIES = 3
 """How many times Ray reruns a job whose worker or node was lost (not a job that raised)."""
 
 
+def load(experiment: str) -> base.Experiment[Any]:
+    """The experiment, with torch and the experiments loaded: a worker's start-up, paid once per
+    process and kept out of its first job's seconds (the plan prices it per worker)."""
+    from ..core import device  # noqa: F401  torch loads in the worker, not in the CLI
+
+    return base.get(experiment)
+
+
 def execute(job: Job) -> dict[str, Any]:
     """Run one job and return its store row (``status`` ``done`` or ``failed``)."""
+    with contextlib.suppress(Exception):  # an unknown name fails below, as the job's error
+        load(job.experiment)
     started = time.time()
     try:
-        from ..core.device import torch_threads  # torch loads in the worker, not in the CLI
+        from ..core.device import torch_threads
 
-        exp = base.get(job.experiment)
+        exp = load(job.experiment)
         config = base.parse_config(exp.config_type, job.config, job.experiment)
         with torch_threads(THREADS_PER_JOB):
             records, error, status = exp.run(config), None, "done"

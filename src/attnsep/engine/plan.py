@@ -28,6 +28,9 @@ from __future__ import annotations
 import heapq
 import json
 import statistics
+import subprocess
+import sys
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -65,6 +68,25 @@ def published_timings() -> dict[str, dict[str, Any]]:
     return json.loads(path.read_text())["jobs"] if path.exists() else {}
 
 
+def published_startup() -> float | None:
+    """A worker's published start-up seconds (spawn, torch and the experiments loaded), measured
+    with the published timings; ``None`` when the file has none."""
+    path = PUBLISHED_TIMINGS
+    return json.loads(path.read_text()).get("worker_startup_seconds") if path.exists() else None
+
+
+def measure_startup(repeats: int = 3) -> float:
+    """The median seconds a fresh Python process takes to load what a worker loads before its
+    first job (``executors.load``): the fixed cost each worker adds to a run."""
+    code = "from attnsep.engine.executors import load; load('one-step')"
+    seconds = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        seconds.append(time.perf_counter() - started)
+    return sorted(seconds)[len(seconds) // 2]
+
+
 def published_by_config(published: dict[str, dict[str, Any]]) -> dict[tuple[str, str], float]:
     """The published seconds by ``(experiment, config_text(config))``: a version bump that
     leaves a config as it was keeps its timing."""
@@ -72,11 +94,15 @@ def published_by_config(published: dict[str, dict[str, Any]]) -> dict[tuple[str,
 
 
 def write_published_timings(
-    stores: Iterable[Store], path: Path, only: Iterable[str] | None = None
+    stores: Iterable[Store],
+    path: Path,
+    only: Iterable[str] | None = None,
+    startup: float | None = None,
 ) -> int:
     """Add the finished jobs of ``stores`` (job hash -> experiment, config and median seconds)
     to the timings ``path`` holds (a job timed again replaces its entry), those of the
-    experiments ``only`` names when given; the number of jobs written."""
+    experiments ``only`` names when given, and a worker's ``startup`` seconds when given (else
+    the one it holds); the number of jobs written."""
     keep = None if only is None else set(only)
     rows = {
         row["config_hash"]: row
@@ -93,10 +119,12 @@ def write_published_timings(
         }
         for key in medians
     }
-    before = json.loads(path.read_text())["jobs"] if path.exists() else {}
-    jobs = dict(sorted({**before, **timed}.items()))
+    held = json.loads(path.read_text()) if path.exists() else {}
+    jobs = dict(sorted({**held.get("jobs", {}), **timed}.items()))
+    startup = held.get("worker_startup_seconds") if startup is None else round(startup, 3)
     lines = [f"{json.dumps(key)}: {json.dumps(job, sort_keys=True)}" for key, job in jobs.items()]
-    path.write_text('{"jobs": {\n' + ",\n".join(lines) + "\n}}\n")  # a job per line
+    head = "{" if startup is None else f'{{"worker_startup_seconds": {json.dumps(startup)},\n'
+    path.write_text(head + '"jobs": {\n' + ",\n".join(lines) + "\n}}\n")  # a job per line
     return len(medians)
 
 
@@ -138,7 +166,7 @@ class Plan:
     experiments: list[ExperimentPlan]
     executor: str
     workers: int
-    startup: float | None = None  # a worker's start-up seconds, when the calibration ran
+    startup: float | None = None  # a worker's start-up seconds (calibrated, else published)
     errors: dict[str, str] = field(default_factory=dict)  # experiment -> a calibration error
 
     @property
@@ -278,7 +306,8 @@ def make_plan(
     experiments = [
         ExperimentPlan(name, [costs[j.key] for j in jobs]) for name, jobs in groups.items()
     ]
-    return Plan(experiments, executor, workers, found.startup, found.errors)
+    startup = published_startup() if found.startup is None else found.startup
+    return Plan(experiments, executor, workers, startup, found.errors)
 
 
 def fit_costs(

@@ -8,7 +8,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-
 WRAP = 12
 """A cell longer than this may wrap when a table is fitted to the terminal (``TextTable.fit``)."""
 
