@@ -54,6 +54,7 @@ def test_an_incomplete_claim_names_the_command_that_completes_it(tmp_path) -> No
     done = report(tmp_path / "report", store)
     claim = next(c for c in done.claims if c["name"] == "one-step")
     assert claim["verdict"] == "incomplete"
-    assert f"`attnsep reproduce --quick --only one-step --store {store}` completes it" in (
-        claim["reason"]
+    assert (
+        f"`attnsep reproduce --quick --only one-step --store {store}` completes it"
+        in (claim["reason"])
     )
