@@ -33,7 +33,9 @@ from .configs import (
     default,
 )
 from .core.io import writable_folder, writable_target
+from .core.resources import check_resources
 from .core.validate import int_at_least, one_of, require
+from .engine.plan import price
 from .engine.planning import plan as plan
 from .engine.planning import sweep_plan as sweep_plan
 from .engine.runs import export_runs as export_runs
@@ -113,6 +115,7 @@ def xor_one_step(
     attention: str = default(OneStepConfig, "attention"),
     keep_embeddings: bool = False,
     save: str | Path | None = None,
+    force: bool = False,
     **options: Any,
 ) -> XorStepResult:
     """One gradient step of the k-head attention model on sparse XOR (SPEC A5, A6).
@@ -136,6 +139,9 @@ def xor_one_step(
         Keep ``V`` (``E x d x m``) so that ``result.attention()`` can give the weights.
     save
         An ``.npz`` file to write the state and metrics into (checked before computing).
+    force
+        Run even when the step needs more memory than is available or is priced above an
+        hour (``core.resources``); otherwise such a call raises ``ValueError`` at once.
     **options
         Any other field of ``attnsep.train.one_step.OneStepConfig``: ``eta``, ``eta_scale``,
         ``samples`` (an empirical step on that many samples), ``support``, ``k``, ``noise``,
@@ -151,10 +157,19 @@ def xor_one_step(
     config = _config(OneStepConfig, named, options)
     if save is not None:
         writable_target(save, ".npz")
+    keep = keep_embeddings or save is not None
+    job = {"d_values": [d], "m_values": [m], "series": ["fixed"], "seeds": seeds}
+    check_resources(
+        f"one step at d={d}, m={m}, {seeds} seeds",
+        config.peak_bytes(keep),
+        price("one-step", job),
+        "seeds, m or d" + (" (or keep no embeddings: no save)" if keep else ""),
+        force,
+    )
     from .results import XorStepResult
     from .train.one_step import run_one_step
 
-    raw = run_one_step(config, keep_embeddings=keep_embeddings or save is not None)
+    raw = run_one_step(config, keep_embeddings=keep)
     if save is not None:
         raw.save(str(save))
     return XorStepResult(raw)
@@ -290,6 +305,7 @@ def train_selector(
     eval_size: int = EVAL_SIZE,
     save: str | Path | None = None,
     progress: Progress | None = None,
+    force: bool = False,
     **options: Any,
 ) -> SelectorResult:
     """Train the one-layer selector on q-sparse averaging and evaluate it (SPEC B3, B5.3).
@@ -321,6 +337,8 @@ def train_selector(
         An ``.npz`` file for ``W`` (and a fixed PE's table), the curve and the losses.
     progress
         Called as ``progress(step, steps)``: with 0 before the first step, then after each.
+    force
+        Run even when training needs more memory than is available (else ``ValueError``).
     **options
         Any other field of ``attnsep.train.selection.SelectionTrainConfig``: ``pe_kind``,
         ``trainable`` (``full``, ``position``), ``objective`` (``sgd``, ``population``),
@@ -342,6 +360,8 @@ def train_selector(
         config = _config(SelectionTrainConfig, {**named, "fixed_positions": max(lengths)}, options)
     if save is not None:
         writable_target(save, ".npz")
+    what = f"selector training at T={T}, m_p={m_p}, batch {config.batch}, {seeds} seeds"
+    check_resources(what, config.peak_bytes(), None, "seeds, batch, T or m_p", force)
     from .core.device import torch_threads
     from .metrics.selection import evaluate_lengths
     from .results import SelectorResult
@@ -399,6 +419,7 @@ def train_fcn(
     seeds: int | None = None,
     seed: int = 0,
     progress: Progress | None = None,
+    force: bool = False,
     **options: Any,
 ) -> FCNResult:
     """Train an ensemble of fully-connected ReLU nets (SPEC A7.6, B4, B5.4).
@@ -416,6 +437,8 @@ def train_fcn(
     progress
         Called as ``progress(step, steps)``: with 0 before the first step, then after each
         (training ends early once every replica has finished).
+    force
+        Run even when training needs more memory than is available (else ``ValueError``).
     **options
         Any other field of ``attnsep.configs.XorFCNConfig`` (``d``, ``width``,
         ``depth``, ``steps``, ``batch``, ``lr``, ``optimizer``, ``loss``, ``samples``, ...) or
@@ -430,6 +453,8 @@ def train_fcn(
     config_type = XorFCNConfig if task == "xor" else SelectionFCNConfig
     named = {"seed": seed} if seeds is None else {"seed": seed, "replicas": seeds}
     config = _config(config_type, named, options)
+    what = f"FCN training ({config.inputs} inputs, width {config.width}, {config.replicas} seeds)"
+    check_resources(what, config.peak_bytes(), None, "seeds, width or batch", force)
     from .results import FCNResult
     from .train.fcn import train_selection, train_xor
 

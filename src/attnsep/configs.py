@@ -112,6 +112,9 @@ BATCH_ELEMENTS = 1 << 25
 """Most numbers of ``V`` held at once by one step (``one_step``): a larger ``replica_batch`` is
 split into batches of ``batch x d x m`` under it; a replica alone above it is streamed."""
 
+CHUNK_NUMBERS = 1 << 22
+"""Numbers of ``V`` a streamed step holds at once (``embeddings.CHUNK_ELEMENTS``)."""
+
 AUTO_BATCH_ELEMENTS = 1 << 23
 """Auto replica batch: ``batch x d x m`` under this many numbers. On the CPU smaller batches
 are faster than ``BATCH_ELEMENTS`` (measured, 256 replicas at ``d = 10^4, m = 32``: 0.90 s with
@@ -207,6 +210,17 @@ class OneStepConfig(QueryHeadsConfig):
     def streamed(self, keep_embeddings: bool = False) -> bool:
         """Whether ``V`` is streamed: one replica's ``d x m`` exceeds ``BATCH_ELEMENTS``."""
         return not keep_embeddings and self.d * self.m > BATCH_ELEMENTS
+
+    def peak_bytes(self, keep_embeddings: bool = False) -> float:
+        """About the most memory the step holds at once (``train.one_step``): a batch's ``V``
+        and its cast (a stream's chunk), a dozen score-sized ``E x H x d`` arrays, an
+        empirical step's block of inputs, the kept embeddings and the per-replica results."""
+        batch, d, m = self.batch_size(), self.d, self.m
+        held = CHUNK_NUMBERS if self.streamed(keep_embeddings) else 2 * batch * d * m
+        kept = 2 * self.seeds * d * m if keep_embeddings else 0
+        inputs = 0 if self.samples is None else 2 * batch * min(self.samples * d, 1 << 22)
+        numbers = held + kept + 12 * batch * self.k * d + inputs + 4 * self.seeds * self.k * m
+        return 8.0 * numbers
 
 
 CALIBRATION_BUDGET = 1.0
@@ -384,6 +398,12 @@ class SelectionTrainConfig(LibraryConfig):
         )
         return self
 
+    def peak_bytes(self) -> float:
+        """About the most memory training holds: ``W`` with its gradient and mask, and a
+        step's tokens and encodings with the autograd graph over them (float64)."""
+        size = self.d + self.pe_dim
+        return 8.0 * self.replicas * (4 * size**2 + 6 * self.batch * self.T * size)
+
 
 # ------------------------------------------------------------------------ FCN baselines
 
@@ -422,6 +442,25 @@ class FCNConfig(LibraryConfig):
         """The learning rate used; each task's config says how it is chosen."""
         raise NotImplementedError
 
+    @property
+    def inputs(self) -> int:
+        """The length of a net's input; each task's config says what it is."""
+        raise NotImplementedError
+
+    def peak_bytes(self) -> float:
+        """About the most memory training holds: every replica's weights with their gradient
+        and optimizer state, a batch's activations and the evaluation inputs."""
+        weights = self.inputs * self.width + (self.depth - 1) * self.width**2 + self.width
+        activations = self.batch * (self.inputs + 3 * self.width * self.depth)
+        evaluation = self.inputs * self.evaluation_rows
+        numbers = self.replicas * (4 * weights + activations + evaluation)
+        return (8.0 if self.dtype == "float64" else 4.0) * numbers
+
+    @property
+    def evaluation_rows(self) -> int:
+        """Inputs per replica of the evaluation after training."""
+        raise NotImplementedError
+
 
 class XorFCNConfig(FCNConfig):
     """A two-layer ReLU net (``depth`` hidden layers) on k-sparse parity (SPEC A1, A7.6)."""
@@ -456,6 +495,14 @@ class XorFCNConfig(FCNConfig):
         """The learning rate used: ``lr``, or the default for the optimizer and width."""
         return default_xor_lr(self.optimizer, self.width) if self.lr is None else self.lr
 
+    @property
+    def inputs(self) -> int:
+        return self.d
+
+    @property
+    def evaluation_rows(self) -> int:
+        return self.test_samples
+
 
 class SelectionFCNConfig(FCNConfig):
     """An MLP on ``[vec X ; 1_y]`` (length ``T·d + T``) with output in ``R^d`` (SPEC B5.4)."""
@@ -478,6 +525,15 @@ class SelectionFCNConfig(FCNConfig):
     @property
     def rate(self) -> float:
         return self.lr
+
+    @property
+    def inputs(self) -> int:
+        """``vec X`` and the subset's indicator: ``T·d + T``."""
+        return self.T * self.d + self.T
+
+    @property
+    def evaluation_rows(self) -> int:
+        return self.eval_samples
 
 
 # ------------------------------------------------------------------------ m_p* search (B5.2, C)

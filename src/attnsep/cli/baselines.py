@@ -12,6 +12,7 @@ import typer
 from ..api import FRONTIER_SOLVERS, frontier_select, frontier_xor
 from ..configs import SelectionFCNConfig, XorFCNConfig, require
 from .common import (
+    FORCE,
     JSON,
     QUIET,
     argument_of,
@@ -51,12 +52,15 @@ def fcn_xor(
     seed: int = option(XorFCNConfig, "seed"),
     as_json: bool = JSON,
     quiet: bool = QUIET,
+    force: bool = FORCE,
 ) -> None:
     """Train two-layer ReLU nets on sparse XOR; success = test sign error <= 0.01 (SPEC A7.6)."""
     from .. import api
 
     with steps_bar(f"fcn xor (d={d}, width={width})", quiet) as bar:
-        run = api.train_fcn("xor", seeds=seeds, progress=bar, **fields(XorFCNConfig, locals()))
+        run = api.train_fcn(
+            "xor", seeds=seeds, progress=bar, force=force, **fields(XorFCNConfig, locals())
+        )
     output("fcn xor", run.report(), as_json)
 
 
@@ -73,13 +77,14 @@ def fcn_select(
     seed: int = option(SelectionFCNConfig, "seed"),
     as_json: bool = JSON,
     quiet: bool = QUIET,
+    force: bool = FORCE,
 ) -> None:
     """Train an MLP on the concatenation (vec X, 1_y) for q-sparse averaging (SPEC B4, B5.4)."""
     from .. import api
 
     with steps_bar(f"fcn select (T={T}, width={width})", quiet) as bar:
         given = fields(SelectionFCNConfig, locals())
-        run = api.train_fcn("select", seeds=seeds, progress=bar, **given)
+        run = api.train_fcn("select", seeds=seeds, progress=bar, force=force, **given)
     output("fcn select", run.report(), as_json)
 
 

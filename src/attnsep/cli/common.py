@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 JSON_TABLE = typer.Option(False, "--json", help="Print one JSON object instead of a table.")
 JSON = typer.Option(False, "--json", help="Print one JSON object.")
 QUIET = typer.Option(False, "--quiet", help="No progress bar.")
+FORCE = typer.Option(False, "--force", help="Run even above the memory or time guard.")
 
 
 def option(

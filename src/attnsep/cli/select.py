@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from ..configs import EVAL_SIZE, SelectionTrainConfig, require
-from .common import QUIET, fields, int_list, option, output, steps_bar
+from .common import FORCE, QUIET, fields, int_list, option, output, steps_bar
 
 app = typer.Typer(
     help="Sparse token selection (q-sparse averaging): one-layer selector vs the FCN bound.",
@@ -41,6 +41,7 @@ def train_command(
     json_out: bool = typer.Option(False, "--json", help="one JSON object on stdout"),
     save: str | None = typer.Option(None, "--save", help="write W (and P) to FILE.npz"),
     quiet: bool = QUIET,
+    force: bool = FORCE,
 ) -> None:
     """Train the selector with SGD; evaluate at several lengths (SPEC B3, B5.1, B5.3).
 
@@ -54,7 +55,9 @@ def train_command(
     given.update(m_p=given.pop("pe_dim"), eval_lengths=parse_lengths(eval_lengths, T, q))
     require(eval_size >= 2, f"--eval-size must be an integer >= 2, got {eval_size}")
     with steps_bar(f"select train (T={T}, q={q})", quiet) as bar:
-        run = api.train_selector(**given, seeds=seeds, eval_size=eval_size, save=save, progress=bar)
+        run = api.train_selector(
+            **given, seeds=seeds, eval_size=eval_size, save=save, progress=bar, force=force
+        )
     output("select train", run.report(), json_out)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import typer
 
 from ..configs import ADAM_LR, OneStepConfig, V1Config, XorTrainConfig, require
-from .common import JSON_TABLE, QUIET, fields, int_list, option, output, steps_bar
+from .common import FORCE, JSON_TABLE, QUIET, fields, int_list, option, output, steps_bar
 
 app = typer.Typer(
     help="Sparse XOR / k-sparse parity with the query-vector attention model.", no_args_is_help=True
@@ -56,6 +56,7 @@ def one_step(
     device: str = option(OneStepConfig, "device"),
     as_json: bool = JSON_TABLE,
     save: str | None = typer.Option(None, "--save", help=STEP_SAVE_HELP),
+    force: bool = FORCE,
 ) -> None:
     """One gradient step of the two-head (k-head) attention model on sparse XOR (k-parity)."""
     from .. import api
@@ -63,7 +64,7 @@ def one_step(
     given = fields(OneStepConfig, locals())
     given.update(eta=parse_eta(eta), samples=parse_samples(samples))
     given["support"] = None if support is None else tuple(int_list("--support", support, None))
-    output("xor one-step", api.xor_one_step(**given, save=save).report(), as_json)
+    output("xor one-step", api.xor_one_step(**given, save=save, force=force).report(), as_json)
 
 
 @app.command("train")

@@ -87,6 +87,17 @@ def measure_startup(repeats: int = 3) -> float:
     return sorted(seconds)[len(seconds) // 2]
 
 
+def price(experiment: str, config: dict[str, Any]) -> float | None:
+    """Seconds of one job of ``experiment`` at ``config``, from the cost model fitted to its
+    published timings (None: no model); torch-free and quick, for a guard before a run."""
+    timed = [
+        (p["config"], p["seconds"])
+        for p in published_timings().values()
+        if p["experiment"] == experiment
+    ]
+    return cost_model.estimate(cost_model.fit_configs(experiment, timed), experiment, config)
+
+
 def published_by_config(published: dict[str, dict[str, Any]]) -> dict[tuple[str, str], float]:
     """The published seconds by ``(experiment, config_text(config))``: a version bump that
     leaves a config as it was keeps its timing."""

@@ -1,0 +1,72 @@
+"""Resource guards: a computation priced before it allocates (standard library only).
+
+A command that computes checks its config's peak memory (and, where the plan can price it,
+its time) before anything is allocated: above the memory this machine has available, or above
+``LONG_COMMAND`` seconds for a run that is not resumable, it is refused with one line naming
+the estimate and the knobs that shrink it; ``force`` runs it anyway.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .validate import require
+
+LONG_COMMAND = 3600.0
+"""Seconds beyond which a single (not resumable) command is refused unless forced: a run that
+long belongs in ``sweep``/``reproduce``, whose finished jobs are stored and resumed."""
+
+BASELINE_BYTES = 512 * 2**20
+"""What the process holds besides the computation's arrays (the interpreter and torch)."""
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (``MemAvailable``; None if unknown)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as info:
+            for line in info:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def size(n: float) -> str:
+    """Bytes in words: ``1.6 TB``, ``512 MB``."""
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n / 1e3:.3g} kB"
+
+
+def duration(seconds: float) -> str:
+    """Seconds in words: ``6.1 h``, ``12 min``, ``40 s``."""
+    if seconds >= 3600:
+        return f"{seconds / 3600:.3g} h"
+    return f"{seconds / 60:.2g} min" if seconds >= 60 else f"{seconds:.2g} s"
+
+
+def check_resources(
+    what: str, peak_bytes: float, seconds: float | None, knobs: str, force: bool = False
+) -> None:
+    """Refuse ``what`` (one ``ValueError`` line) when ``peak_bytes`` exceed the available memory
+    or ``seconds`` exceed ``LONG_COMMAND``, unless ``force``; ``knobs`` says what shrinks it."""
+    if force:
+        return
+    free = available_memory()
+    peak = peak_bytes + BASELINE_BYTES
+    require(
+        free is None or peak <= free,
+        f"{what} needs about {size(peak)} of memory, {size(free or 0)} is available; "
+        f"lower {knobs}, or pass --force (force=True) to run anyway",
+    )
+    require(
+        seconds is None or seconds <= LONG_COMMAND,
+        f"{what} is priced at about {duration(seconds or 0)} here, over the "
+        f"{duration(LONG_COMMAND)} a single command may take; lower {knobs}, run it as a "
+        "resumable `attnsep sweep` (a cluster: --executor ray), or pass --force (force=True)",
+    )

@@ -1,0 +1,68 @@
+"""Resource guards: a run priced before it allocates; refused with one line, or forced."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import attnsep
+from attnsep.configs import OneStepConfig, SelectionFCNConfig, SelectionTrainConfig
+from attnsep.core import resources
+
+OVERSIZED = [
+    ("--d", "100000000000", "--m", "100000", "--seeds", "100000"),  # memory: terabytes
+    ("--d", "3000000", "--m", "2000", "--seeds", "64"),  # time: hours, V streamed
+]
+
+
+@pytest.mark.parametrize("args", OVERSIZED)
+def test_oversized_one_step_exits_2_with_one_line_before_loading_torch(args) -> None:
+    code = (
+        "import sys\nfrom attnsep.cli import main\n"
+        f"try:\n    main(['xor', 'one-step', *{list(args)!r}])\n"
+        "except SystemExit as done:\n    print(done.code, 'torch' in sys.modules)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.stdout == "2 False\n"  # refused before torch (and any array) is loaded
+    assert run.stderr.startswith("error: one step at d=") and run.stderr.count("\n") == 1
+    assert "--force" in run.stderr and "lower seeds, m or d" in run.stderr
+
+
+def test_the_memory_guard_names_the_estimate_and_force_runs_anyway(monkeypatch) -> None:
+    monkeypatch.setattr(resources, "available_memory", lambda: 10 * 2**20)  # 10 MB
+    with pytest.raises(ValueError, match=r"needs about .* of memory, 10.5 MB is available"):
+        attnsep.xor_one_step(d=16, m=4, seeds=2)
+    with pytest.raises(ValueError, match="lower seeds, batch, T or m_p"):
+        attnsep.train_selector(8, 2, seeds=1, steps=2)
+    with pytest.raises(ValueError, match="lower seeds, width or batch"):
+        attnsep.train_fcn("xor", d=8, width=4, steps=2)
+    assert attnsep.xor_one_step(d=16, m=4, seeds=2, force=True).raw.loss_after.shape == (2,)
+
+
+def test_the_time_guard_uses_the_plans_price(monkeypatch) -> None:
+    from attnsep import api
+
+    monkeypatch.setattr(api, "price", lambda experiment, config: 7200.0)
+    with pytest.raises(ValueError, match=r"priced at about 2 h here, over the 1 h"):
+        attnsep.xor_one_step(d=16, m=4, seeds=2)
+    monkeypatch.setattr(api, "price", lambda experiment, config: 60.0)
+    attnsep.xor_one_step(d=16, m=4, seeds=2)
+
+
+def test_peak_memory_grows_with_each_knob() -> None:
+    one = OneStepConfig(d=1000, m=16, seeds=8)
+    for bigger in ({"d": 4000}, {"m": 64}, {"seeds": 64}, {"samples": 1000}):
+        assert OneStepConfig(**{**one.model_dump(), **bigger}).peak_bytes() > one.peak_bytes()
+    assert one.peak_bytes(keep_embeddings=True) > one.peak_bytes()
+    base = SelectionTrainConfig()
+    assert SelectionTrainConfig(batch=2 * base.batch).peak_bytes() > base.peak_bytes()
+    fcn = SelectionFCNConfig()
+    assert SelectionFCNConfig(width=2 * fcn.width).peak_bytes() > fcn.peak_bytes()
+    assert SelectionFCNConfig(dtype="float32").peak_bytes() == pytest.approx(fcn.peak_bytes() / 2)
+
+
+def test_words_for_sizes_and_durations() -> None:
+    assert resources.size(1.6e13) == "16 TB" and resources.size(5e8) == "500 MB"
+    assert resources.duration(22000) == "6.11 h" and resources.duration(90) == "1.5 min"
