@@ -66,3 +66,19 @@ def test_peak_memory_grows_with_each_knob() -> None:
 def test_words_for_sizes_and_durations() -> None:
     assert resources.size(1.6e13) == "16 TB" and resources.size(5e8) == "500 MB"
     assert resources.duration(22000) == "6.11 h" and resources.duration(90) == "1.5 min"
+
+
+def test_a_run_priced_above_the_limit_says_so_as_it_starts(monkeypatch, tmp_path, capsys) -> None:
+    """Sweeps and reproductions are resumable: a long one runs, with one ``note:`` line."""
+    from attnsep.cli import main
+    from attnsep.engine import sweep
+
+    monkeypatch.setattr(sweep, "LONG_COMMAND", 0.0)  # every priced run is "long"
+    with pytest.warns(sweep.LongRun, match=r"priced at about .* on 1 inline workers \(2 jobs\)"):
+        attnsep.sweep("one-step", {"d_values": [[16]]}, fixed={"seeds": 2}, store=tmp_path / "a")
+    with pytest.raises(SystemExit) as done:
+        main(["sweep", "one-step", "--set", "d_values=[24]", "--set", "seeds=2", "--quiet",
+              "--executor", "inline", "--store", str(tmp_path / "b")])  # fmt: skip
+    assert done.value.code == 0
+    (note,) = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note:")]
+    assert "can be stopped and resumed by the same command" in note

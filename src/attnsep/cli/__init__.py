@@ -130,7 +130,14 @@ app = typer.Typer(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: user mistakes become ``error: ...`` on stderr and exit code 2."""
+    """Entry point: user mistakes become ``error: ...`` on stderr and exit code 2; the
+    library's warnings (e.g. a long run) one ``note: ...`` line each."""
+    import warnings
+
+    def note(message: Warning | str, *_: Any, **__: Any) -> None:
+        sys.stderr.write(f"note: {message}\n")
+
+    warnings.showwarning = note
     command = typer.main.get_command(app)
     try:
         code = command.main(args=argv, prog_name="attnsep", standalone_mode=False)

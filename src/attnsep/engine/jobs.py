@@ -206,3 +206,11 @@ def environment() -> dict[str, Any]:
         "device": torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu",
         "host": os.uname().nodename,
     }
+
+
+def unique(jobs: list[Job]) -> list[Job]:
+    """``jobs`` without repeats (same hash), in their first order."""
+    seen: dict[str, Job] = {}
+    for job in jobs:
+        seen.setdefault(job.key, job)
+    return list(seen.values())

@@ -52,9 +52,8 @@ from .calibration import (
     JobCost,
     calibrate,
 )
-from .jobs import Job
+from .jobs import Job, unique
 from .store import Store
-from .sweep import unique
 
 PUBLISHED = "published"
 MODEL = "model"

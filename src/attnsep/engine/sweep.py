@@ -4,13 +4,15 @@ executor's options and a plan's calibration budget."""
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..core.resources import LONG_COMMAND, duration
 from ..core.validate import require
-from .jobs import Job
+from .jobs import Job, unique
 from .store import Store
 
 if TYPE_CHECKING:
@@ -23,14 +25,6 @@ class SweepOutcome:
     cached: int = 0
     computed: int = 0
     failed: list[dict[str, Any]] = field(default_factory=list)
-
-
-def unique(jobs: list[Job]) -> list[Job]:
-    """``jobs`` without repeats (same hash), in their first order."""
-    seen: dict[str, Job] = {}
-    for job in jobs:
-        seen.setdefault(job.key, job)
-    return list(seen.values())
 
 
 def run_sweep(
@@ -56,6 +50,7 @@ def run_sweep(
         on_start(len(todo), outcome.cached)
     if todo:
         engine = executor_for(executor, workers, address)
+        warn_if_long(todo, store, engine)
         for job, row in engine.map(todo):
             store.put(row)
             if row["status"] == "done":
@@ -76,6 +71,31 @@ def executor_for(
     from .executors import as_executor
 
     return as_executor(executor, workers=workers, address=address)
+
+
+class LongRun(UserWarning):
+    """A run the plan prices above ``core.resources.LONG_COMMAND``: said as it starts."""
+
+
+def warn_if_long(todo: list[Job], store: Store, engine: Executor) -> None:
+    """Warn (:class:`LongRun`) when the plan's model prices ``todo`` above an hour of wall time
+    on ``engine`` (a lower bound: jobs it cannot price count as nothing)."""
+    from .plan import list_schedule, make_plan
+
+    groups: dict[str, list[Job]] = {}
+    for job in todo:
+        groups.setdefault(job.experiment, []).append(job)
+    found = make_plan(groups, store, engine.name, engine.workers, budget=0)
+    seconds = [c.seconds for c in found.to_run if c.seconds is not None]
+    wall = (found.startup or 0.0) + list_schedule(seconds, engine.workers) if seconds else 0.0
+    if wall > LONG_COMMAND:
+        warnings.warn(
+            f"this run is priced at about {duration(wall)} on {engine.workers} "
+            f"{engine.name} workers ({len(todo)} jobs); each finished job is stored, so it can "
+            "be stopped and resumed by the same command",
+            LongRun,
+            stacklevel=2,
+        )
 
 
 def run_into(
