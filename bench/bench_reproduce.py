@@ -30,7 +30,7 @@ def reproduction(label: str, preset: str, only: str | None = None) -> list[dict]
         jobs: defaultdict[str, int] = defaultdict(int)
         failed = 0
         if store_path.exists():
-            store = Store(store_path)
+            store = Store.open_read(store_path)
             for r in store.rows():
                 seconds[r["experiment"]] += r["seconds"]
                 jobs[r["experiment"]] += 1

@@ -23,7 +23,7 @@ def main(argv: list[str]) -> None:
     missing = [p for p in argv if not Path(p).exists()]
     if not argv or missing:
         sys.exit(f"error: give existing store files; missing: {', '.join(missing) or 'none given'}")
-    stores = [Store(p) for p in argv]
+    stores = [Store.open_read(p) for p in argv]
     startup = measure_startup()
     written = write_published_timings(stores, PUBLISHED_TIMINGS, only, startup)
     print(f"{written} jobs written; a worker's start-up: {startup:.2f} s")

@@ -41,7 +41,7 @@ def make_row(key: str, status: str = "done", records=None, **extra) -> dict:
 
 @pytest.fixture
 def store(tmp_path):
-    s = Store(tmp_path / "deep" / "folder" / "store.sqlite")  # parent folders are made
+    s = Store(tmp_path / "store.sqlite")
     yield s
     s.close()
 

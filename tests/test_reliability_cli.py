@@ -86,9 +86,9 @@ ROWS = [
     row("xor one-step --d 8 --save /proc/x.npz", "/proc"),
     row("xor one-step --d 8 --save out.txt", "out.txt", ".npz"),
     row("xor one-step --d 8 --save afile/x.npz", "afile"),
-    # an overflowing step shows only while computing; its --save folder must not stay behind
+    # an overflowing step shows only while computing; its --save file must not be written
     row(
-        "xor one-step --d 64 --seeds 2 --attention linear --eta 1e300 --save new/run.npz",
+        "xor one-step --d 64 --seeds 2 --attention linear --eta 1e300 --save run.npz",
         "eta=1e+300",
         compute=True,
     ),

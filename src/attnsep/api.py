@@ -42,7 +42,7 @@ from .engine.runs import export_runs as export_runs
 from .engine.runs import load_runs as load_runs
 from .engine.runs import runs as runs
 from .engine.runs import stored_run as stored_run
-from .engine.store import DEFAULT_PATH
+from .engine.store import DEFAULT_PATH, check_writable
 from .report import reproduction
 from .report.reproduction import Reproduction as Reproduction
 from .report.reproduction import report as report
@@ -706,7 +706,7 @@ def frontier_xor(
     ds = _increasing("d", d_values, 2)
     int_at_least("seeds", seeds, 1)
     int_at_least("seed", seed, 0)
-    writable_folder(Path(store).parent)
+    check_writable(store)
     from .experiments import xor_thresholds
     from .results import FrontierResult
 
@@ -759,7 +759,7 @@ def frontier_select(
     require(qs[-1] < Ts[0], f"q must be < every T, got q={qs[-1]} and T={Ts[0]}")
     int_at_least("seeds", seeds, 1)
     int_at_least("seed", seed, 0)
-    writable_folder(Path(store).parent)
+    check_writable(store)
     one_of("solver", solver, FRONTIER_SOLVERS)
     from .experiments import separation_select
     from .results import FrontierResult

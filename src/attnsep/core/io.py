@@ -1,4 +1,5 @@
-"""Atomic file output: write beside the target, then rename: no half-written files."""
+"""File input and output: outputs go only into folders that exist, written beside the target
+and renamed (no half-written files); ``.npz`` files are read without pickle (no code runs)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from .validate import require
 
@@ -14,39 +15,68 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 
-def writable_folder(path: str | os.PathLike[str]) -> Path:
-    """Check that ``path`` is (or can become) a writable folder, creating nothing.
-
-    The nearest existing ancestor must be a writable folder; the folder itself is made when
-    something is written into it.
-    """
+def existing_folder(path: str | os.PathLike[str]) -> Path:
+    """``path`` as an existing folder that can be written into (nothing is created: a user's
+    output goes only into a folder that exists)."""
     folder = Path(path)
-    require(not folder.exists() or folder.is_dir(), f"{str(folder)!r} exists and is not a folder")
+    require(folder.exists(), f"folder {str(folder)!r} does not exist; create it first")
+    require(folder.is_dir(), f"{str(folder)!r} exists and is not a folder")
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError:
+        raise ValueError(f"folder {str(folder)!r} is not writable") from None
+    return folder
+
+
+def writable_folder(path: str | os.PathLike[str], *, default: bool = False) -> Path:
+    """Check that ``path`` is an output folder, creating nothing: an existing writable folder,
+    or a new one whose parent exists (:func:`make_folder` makes it, one level, when something
+    is written). ``default``: the tool's own default folder (e.g. ``results/report``), whose
+    missing parents may be made too."""
+    folder = Path(path)
+    if folder.exists() or folder == Path("."):
+        return existing_folder(folder)
+    if not default:
+        try:
+            existing_folder(folder.parent)
+        except ValueError as err:
+            raise ValueError(f"cannot create folder {str(folder)!r}: {err}") from None
+        return folder
     existing = folder
     while not existing.exists():
         existing = existing.parent
     require(existing.is_dir(), f"cannot create folder {str(folder)!r}: {str(existing)!r} is a file")
-    try:
-        with tempfile.TemporaryFile(dir=existing):
-            pass
-    except OSError:
-        where = "" if existing == folder else f"cannot create folder {str(folder)!r}: "
-        raise ValueError(f"{where}folder {str(existing)!r} is not writable") from None
+    existing_folder(existing)
     return folder
 
 
-def writable_target(path: str | os.PathLike[str], suffix: str) -> Path:
-    """Check that ``path`` ends in ``suffix`` and that its folder is (or can become) writable."""
+def make_folder(path: str | os.PathLike[str], *, default: bool = False) -> Path:
+    """Make the output folder ``path`` checked by :func:`writable_folder` (its parents too
+    only for the tool's own ``default`` folder)."""
+    folder = Path(path)
+    folder.mkdir(parents=default, exist_ok=True)
+    return folder
+
+
+def writable_target(path: str | os.PathLike[str], suffix: str, *, default: bool = False) -> Path:
+    """Check that ``path`` ends in ``suffix`` and that its folder exists and is writable
+    (``default``: the tool's own default file, e.g. ``results/runs.csv``, whose folder may
+    still be made)."""
     target = Path(path)
     require(target.name.endswith(suffix), f"output file must end in {suffix}, got {str(path)!r}")
-    writable_folder(target.parent)
+    if default:
+        writable_folder(target.parent, default=True)
+    else:
+        existing_folder(target.parent)
     return target
 
 
 def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], object]) -> Path:
-    """Call ``write(handle)`` on a temporary file beside ``path``, then rename it to ``path``."""
+    """Call ``write(handle)`` on a temporary file beside ``path``, then rename it to ``path``.
+    The folder must exist (nothing else is created)."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    existing_folder(target.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -59,7 +89,7 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], obje
 
 
 def save_npz(path: str | os.PathLike[str], **arrays: npt.ArrayLike) -> Path:
-    """Write ``arrays`` to an ``.npz`` file atomically."""
+    """Write ``arrays`` to an ``.npz`` file atomically (into an existing folder)."""
     import numpy as np
 
     def write(handle: IO[bytes]) -> None:
@@ -67,3 +97,28 @@ def save_npz(path: str | os.PathLike[str], **arrays: npt.ArrayLike) -> Path:
         np.savez(handle, **arrays)  # type: ignore[arg-type]
 
     return atomic_write(writable_target(path, ".npz"), write)
+
+
+def load_npz(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The arrays of the ``.npz`` file at ``path`` by name, read without pickle: a file holding
+    Python objects (which could run code when unpickled) is refused with one line, never
+    unpickled."""
+    import zipfile
+
+    import numpy as np
+
+    name, file = str(path), Path(path)
+    require(file.is_file(), f"no file {name!r}")
+    with file.open("rb") as handle:
+        require(handle.read(4) == b"PK\x03\x04", f"{name!r} is not an .npz file")
+    try:
+        with np.load(file, allow_pickle=False) as saved:
+            return {key: saved[key] for key in saved.files}
+    except ValueError as err:
+        if "pickle" not in str(err):
+            raise ValueError(f"{name!r} is not a readable .npz file ({err})") from None
+        raise ValueError(
+            f"{name!r} holds Python objects (pickled data), refused: only plain arrays load"
+        ) from None
+    except (OSError, EOFError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{name!r} is not a readable .npz file ({err})") from None

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..configs import CALIBRATION_BUDGET
-from .store import DEFAULT_PATH, Store
+from .store import DEFAULT_PATH, Store, inspect
 
 if TYPE_CHECKING:
     from .executors import Executor
@@ -27,14 +27,15 @@ def plan(
 ) -> Plan:
     """What running ``groups`` (experiment -> jobs, in submission order) into ``store`` would
     cost (``--plan``): jobs stored, CPU and wall time per experiment (``engine.plan.Plan``).
-    The store is read, never created; a short calibration (``budget`` seconds per experiment, 0
-    for none) times jobs no timing covers. Raises ``CalibrationFailed`` when it cannot."""
+    The store is read, never created or changed; a short calibration (``budget`` seconds per
+    experiment, 0 for none) times jobs no timing covers. Raises ``CalibrationFailed`` when it
+    cannot."""
     from .plan import make_plan  # the calibration's machinery: only for a plan
     from .sweep import executor_for
 
     engine = executor_for(executor, workers, address)
-    path = Path(store)
-    opened = Store(path) if path.exists() else None  # a plan creates no store
+    stored = inspect(store) in ("current", "unstamped")  # another program's file: refused
+    opened = Store.open_read(store) if stored else None  # a plan creates no store
     try:
         return make_plan(groups, opened, engine.name, engine.workers, budget=budget)
     finally:

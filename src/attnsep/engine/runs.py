@@ -1,6 +1,7 @@
 """The results store for people and scripts (``attnsep runs``): the stored jobs, one job's
-full row, and the records as a table or a CSV / Parquet file. An existing store is read; a
-missing one is an error, never created. Public through ``attnsep.api``."""
+full row, and the records as a table or a CSV / Parquet file. An existing store is read
+(``Store.open_read``): a missing one is an error, and no store is ever created or changed.
+Public through ``attnsep.api``."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.io import writable_target
-from ..core.validate import one_of, require
+from ..core.io import make_folder, writable_target
+from ..core.validate import one_of
 from .records import EXPORT_FORMATS, export
 from .store import DEFAULT_PATH, Store
 
@@ -23,9 +24,9 @@ SUMMARY = ("id", "experiment", "config_hash", "seed", "status", "seconds")
 
 @contextmanager
 def opened(store: str | Path) -> Iterator[Store]:
-    """The existing store at ``store``, closed after use (a missing one is not created)."""
-    require(Path(store).exists(), f"store {str(store)!r} does not exist")
-    db = Store(store)
+    """The existing store at ``store``, read only, closed after use (a missing one is not
+    created)."""
+    db = Store.open_read(store)
     try:
         yield db
     finally:
@@ -95,7 +96,8 @@ def export_runs(
     format
         ``csv`` or ``parquet``.
     output
-        The file (default ``results/runs.FORMAT``); its name must end in ``.FORMAT``.
+        The file (default ``results/runs.FORMAT``); its name must end in ``.FORMAT`` and its
+        folder must exist (only the default's ``results/`` is made).
     experiment
         Only this experiment's records (default: all).
     store
@@ -103,7 +105,10 @@ def export_runs(
     """
     one_of("format", format, EXPORT_FORMATS)
     with opened(store) as db:
-        target = writable_target(output or Path("results") / f"runs.{format}", f".{format}")
+        default = Path("results") / f"runs.{format}"
+        target = writable_target(output or default, f".{format}", default=output is None)
         frame = db.frame(experiment)
+    if output is None:
+        make_folder(target.parent, default=True)
     export(frame, target, format)
     return target, len(frame)

@@ -4,6 +4,14 @@ A row is written in a single transaction when its job has finished, so a sweep k
 any moment (even ``kill -9``) leaves only whole rows, and rerunning it computes exactly the
 jobs that are missing. Several processes may write at once (WAL mode, busy timeout); a job
 stored twice keeps its first row.
+
+A store knows it is ours: its header carries :data:`APPLICATION_ID` and the schema version
+(``PRAGMA application_id`` / ``user_version``; the ``meta`` row ``schema`` says the same). A
+file is inspected read-only before anything is written to it, so another program's database,
+a file that is not SQLite, or a store of a newer schema is refused with one line and left
+byte for byte as it was. A store from before the stamp (only the ``meta`` row) is stamped in
+one transaction when opened for writing; read-only opening (:meth:`Store.open_read`) never
+creates, stamps or alters a file.
 """
 
 from __future__ import annotations
@@ -12,16 +20,21 @@ import json
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+from urllib.parse import quote
 
+from ..core.io import existing_folder, make_folder, writable_folder
 from ..core.validate import require
 
 SCHEMA_VERSION = 1
 DEFAULT_PATH = Path("results") / "attnsep.sqlite"
+APPLICATION_ID = int.from_bytes(b"attn", "big")
+"""``PRAGMA application_id`` of every attnsep store (``0x6174746E``, the bytes ``attn``)."""
+SQLITE_MAGIC = b"SQLite format 3\x00"
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS jobs (
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS jobs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     experiment TEXT NOT NULL,
     config_hash TEXT NOT NULL UNIQUE,
@@ -37,45 +50,157 @@ CREATE TABLE IF NOT EXISTS jobs (
     host TEXT NOT NULL,
     records TEXT,
     error TEXT
-);
-CREATE INDEX IF NOT EXISTS jobs_by_experiment ON jobs (experiment);
-"""
+)""",
+    "CREATE INDEX IF NOT EXISTS jobs_by_experiment ON jobs (experiment)",
+)
+
+State = Literal["missing", "empty", "unstamped", "current"]
+
+
+def _reader(path: Path) -> sqlite3.Connection:
+    """A connection that cannot write to ``path`` and leaves no side files next to it.
+
+    Without a ``-wal`` file the database file holds everything, and SQLite reads it as
+    ``immutable`` (no locks, no ``-wal`` / ``-shm`` made: a plain read-only connection would
+    leave both beside a WAL database). With one (a writer is at work, or one was killed), the
+    journal must be read too: a read-only connection, which never checkpoints into the file.
+    """
+    flags = "mode=ro" if Path(f"{path}-wal").exists() else "mode=ro&immutable=1"
+    uri = f"file:{quote(str(path.absolute()))}?{flags}"
+    return sqlite3.connect(uri, uri=True, timeout=60, isolation_level=None)
+
+
+def inspect(path: str | Path) -> State:
+    """What the file at ``path`` is, read without changing it: ``missing``, ``empty`` (no file
+    content or no tables: a store can be made in it), ``unstamped`` (an attnsep store from
+    before the header stamp) or ``current``. Anything else is a one-line ``ValueError``:
+    a folder, a file that is not SQLite, another program's database, a newer schema."""
+    path = Path(path)
+    name = str(path)
+    if not path.exists():
+        return "missing"
+    require(not path.is_dir(), f"store {name!r} is a folder, not a results database")
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(100)
+    except OSError as err:
+        raise ValueError(f"cannot read store {name!r}: {err.strerror}") from None
+    if not header and not Path(f"{path}-wal").exists():
+        return "empty"
+    require(header.startswith(SQLITE_MAGIC), f"store {name!r} is not an SQLite database")
+    try:
+        db = _reader(path)
+        try:
+            application_id = db.execute("PRAGMA application_id").fetchone()[0]
+            user_version = db.execute("PRAGMA user_version").fetchone()[0]
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            mark: str | None = None
+            if "meta" in tables:
+                found = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+                mark = None if found is None else str(found[0])
+        finally:
+            db.close()
+    except sqlite3.DatabaseError as err:
+        raise ValueError(f"store {name!r} is not a readable SQLite database ({err})") from None
+    ours = application_id == APPLICATION_ID
+    if not ours and application_id == 0 and user_version == 0 and not tables:
+        return "empty"
+    unstamped = application_id == 0 and {"meta", "jobs"} <= tables and mark is not None
+    require(ours or unstamped, f"store {name!r} is an SQLite database of another program")
+    try:
+        version = max(user_version, 0 if mark is None else int(mark))
+    except ValueError:
+        raise ValueError(f"store {name!r} has an unreadable schema mark {mark!r}") from None
+    require(
+        version <= SCHEMA_VERSION,
+        f"store {name!r} has schema {version}, newer than this attnsep understands "
+        f"({SCHEMA_VERSION}); upgrade attnsep",
+    )
+    return "current" if ours and user_version == SCHEMA_VERSION else "unstamped"
+
+
+def check_writable(path: str | Path) -> State:
+    """Check, writing nothing, that a store can be opened for writing at ``path``: an attnsep
+    store (or an empty file), or a new file in a folder that exists (the default location's
+    ``results/`` may still be made). Its :func:`inspect` state."""
+    path = Path(path)
+    state = inspect(path)
+    if state == "missing":
+        try:
+            if path == DEFAULT_PATH:
+                writable_folder(path.parent, default=True)
+            else:
+                existing_folder(path.parent)
+        except ValueError as err:
+            raise ValueError(f"cannot create store {str(path)!r}: {err}") from None
+    return state
+
+
+def check_readable(path: str | Path) -> State:
+    """Check, writing nothing, that ``path`` holds an attnsep store to read."""
+    name = str(path)
+    state = inspect(path)
+    require(state != "missing", f"store {name!r} does not exist; run a sweep or reproduce first")
+    require(
+        state != "empty", f"store {name!r} holds no results yet; run a sweep or reproduce first"
+    )
+    return state
 
 
 class Store:
-    """A results database at ``path`` (created on first use)."""
+    """The results database at ``path``: ``Store(path)`` opens it for writing (made when
+    missing, in a folder that exists), :meth:`open_read` only reads an existing one."""
 
-    def __init__(self, path: str | Path = DEFAULT_PATH) -> None:
+    def __init__(self, path: str | Path = DEFAULT_PATH, *, write: bool = True) -> None:
         self.path = Path(path)
+        self.writable = write
+        name = str(self.path)
+        state = check_writable(self.path) if write else check_readable(self.path)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not write:
+                self.db = _reader(self.path)
+                return
+            if state == "missing":
+                make_folder(self.path.parent, default=self.path == DEFAULT_PATH)
             self.db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
             self.db.execute("PRAGMA busy_timeout = 60000")
             self.db.execute("PRAGMA journal_mode = WAL")
-            self.db.executescript(SCHEMA)
+            if state != "current":
+                self._stamp()
         except sqlite3.DatabaseError as err:
-            raise ValueError(
-                f"store {str(self.path)!r} is not an attnsep results database ({err})"
-            ) from None
+            raise ValueError(f"store {name!r} is not an attnsep results database ({err})") from None
         except OSError as err:
-            raise ValueError(f"cannot open store {str(self.path)!r}: {err.strerror}") from None
-        self._check_schema()
+            raise ValueError(f"cannot open store {name!r}: {err.strerror}") from None
 
-    def _check_schema(self) -> None:
-        row = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-        if row is None:
+    @classmethod
+    def open_read(cls, path: str | Path = DEFAULT_PATH) -> Store:
+        """The existing store at ``path``, read only: no file is created, stamped or changed
+        (an unstamped store from an older attnsep is read as it is)."""
+        return cls(path, write=False)
+
+    def _stamp(self) -> None:
+        """Make the tables and stamp the header, in one transaction (a new store, or one from
+        before the stamp: its rows are kept as they are)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in SCHEMA:
+                self.db.execute(statement)
+            self.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             self.db.execute(
-                "INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
+                "INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
             )
-            return
-        require(
-            int(row[0]) <= SCHEMA_VERSION,
-            f"store {str(self.path)!r} has schema {row[0]}, newer than this attnsep "
-            f"understands ({SCHEMA_VERSION}); upgrade attnsep",
-        )
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def _writing(self) -> None:
+        require(self.writable, f"store {str(self.path)!r} is open read-only")
 
     def remember(self, key: str, value: Any) -> None:
         """Keep a small JSON value under ``key`` (e.g. the last reproduction's preset)."""
+        self._writing()
         self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
 
     def recall(self, key: str) -> Any:
@@ -131,6 +256,7 @@ class Store:
             "error",
         )
         values = [encoded.get(c) for c in columns]
+        self._writing()
         self.db.execute("BEGIN IMMEDIATE")
         try:
             self.db.execute(

@@ -101,7 +101,8 @@ def warn_if_long(todo: list[Job], store: Store, engine: Executor) -> None:
 def run_into(
     jobs: list[Job], path: str | Path, executor: str | Executor, **engine: Any
 ) -> tuple[Path, tuple[dict[str, Any], ...], SweepOutcome]:
-    """Run ``jobs`` into the store at ``path`` (created if missing; stored jobs are skipped):
+    """Run ``jobs`` into the store at ``path`` (created if missing, in a folder that exists;
+    another program's file is refused untouched; stored jobs are skipped):
     the store's path, the stored rows of the jobs in job order, and what was run.
     ``engine``: :func:`run_sweep`'s keywords."""
     store = Store(path)

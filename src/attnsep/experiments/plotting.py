@@ -11,17 +11,21 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.io import make_folder, writable_folder
+
 
 @contextmanager
 def figure(path: Path, ncols: int = 1, width: float = 5.5, height: float = 4.0) -> Iterator:
-    """Yield ``(fig, axes)``; on exit the figure is saved to ``path`` (PNG)."""
+    """Yield ``(fig, axes)``; on exit the figure is saved to ``path`` (PNG). Its folder must
+    exist or be a new folder in one that exists (it is made then, one level)."""
     from matplotlib.figure import Figure  # loaded when a figure is drawn, not with the registry
 
+    writable_folder(path.parent)
     fig = Figure(figsize=(width * ncols, height))
     axes = fig.subplots(1, ncols, squeeze=False)
     yield fig, list(axes[0])
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     tmp = path.with_name(f".{path.name}.tmp.png")
     fig.savefig(tmp, dpi=110)
     tmp.replace(path)

@@ -10,7 +10,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from ..core.io import atomic_write
+from ..core.io import atomic_write, make_folder
 
 BADGES = {
     "reproduced": "ok",
@@ -47,8 +47,8 @@ def render(claims: list[dict[str, Any]], preset: str) -> str:
 
 
 def write_report(claims: list[dict[str, Any]], preset: str, out: Path) -> tuple[Path, Path]:
-    """``out/index.html`` and ``out/claims.json``."""
-    out.mkdir(parents=True, exist_ok=True)
+    """``out/index.html`` and ``out/claims.json`` (``out`` is made if missing, one level)."""
+    make_folder(out)
     index, table = out / "index.html", out / "claims.json"
     stable = [{k: v for k, v in c.items() if k != "seconds"} for c in claims]  # no timings
     text = json.dumps({"preset": preset, "claims": stable}, indent=2, allow_nan=False) + "\n"

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..configs import CALIBRATION_BUDGET
-from ..core.io import writable_folder
+from ..core.io import make_folder, writable_folder
 from ..core.validate import one_of, require
-from ..engine.store import DEFAULT_PATH, Store
+from ..engine.store import DEFAULT_PATH, Store, check_readable
 from ..experiments import catalog
 
 if TYPE_CHECKING:
@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from ..engine.plan import Plan
 
 FOLDER = Path("results") / "report"
-"""The report's folder unless one is given."""
+"""The report's folder unless one is given (made with its parents; a folder given is made one
+level deep: its parent must exist)."""
 
 
 @dataclass(frozen=True)
@@ -68,10 +69,12 @@ def write_claims(
     store: Store, last: dict[str, Any], out: Path
 ) -> tuple[list[dict[str, Any]], Path]:
     """Judge the claims of a reproduction (``last``: its preset, names and seed) from the
-    store and write the report into ``out``: the claims and the report's index file."""
+    store and write the report into ``out`` (made here, checked by ``writable_folder``
+    before): the claims and the report's index file."""
     from .claims import build_claims
     from .html import write_report  # jinja2 only when a report is written
 
+    make_folder(out, default=out == FOLDER)
     preset, seed = last["preset"], last.get("seed")
     seeds_run = store.recall(f"seeds_run:{preset}") or []
     claims = build_claims(store, last["names"], preset, out, seed, seeds_run=seeds_run)
@@ -139,7 +142,7 @@ def reproduce(
     from ..engine.sweep import run_sweep
 
     chosen, groups, engine = planned(preset, names, seed, executor, workers, address)
-    writable_folder(out)
+    writable_folder(out, default=Path(out) == FOLDER)
     db = Store(store)
     started = time.time()
     try:
@@ -195,14 +198,11 @@ def report(out: str | Path = FOLDER, store: str | Path = DEFAULT_PATH) -> Reprod
     out
         The report folder.
     store
-        The results database of the reproduction (it must exist).
+        The results database of the reproduction (it must exist; it is only read).
     """
-    require(
-        Path(store).exists(),
-        f"store {str(store)!r} does not exist; run `attnsep reproduce` first",
-    )
-    writable_folder(out)
-    db = Store(store)
+    check_readable(store)
+    writable_folder(out, default=Path(out) == FOLDER)
+    db = Store.open_read(store)
     try:
         last = db.recall("last_reproduction") or {
             "preset": "quick",

@@ -32,7 +32,7 @@ import torch
 from .. import attention
 from ..configs import XorTrainConfig
 from ..core.device import resolve_device, resolve_dtype
-from ..core.io import save_npz
+from ..core.io import load_npz, save_npz
 from ..core.rng import generator, stream_seed
 from ..core.validate import require
 from ..exact import kparity, parity
@@ -289,9 +289,8 @@ class XorTrainResult:
 
 
 def load_result(path: str) -> XorTrainResult:
-    """The result written by ``XorTrainResult.save``."""
-    with np.load(path) as saved:
-        data = {key: saved[key] for key in saved.files}
+    """The result written by ``XorTrainResult.save`` (read without pickle: ``load_npz``)."""
+    data = load_npz(path)
     config = json.loads(str(data.pop("config")))
     scalars = json.loads(str(data.pop("scalars")))
     return XorTrainResult(config=XorTrainConfig(**config), **scalars, **data)
