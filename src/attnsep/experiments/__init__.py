@@ -1,5 +1,6 @@
 """One module per claim of SPEC A7 and B5; ``load_all`` fills the registry, ``catalog``
-lists the claims without importing the modules (their configs take half a second to build)."""
+lists the claims without importing the modules (their configs take half a second to build),
+and the experiments registered from outside them (``base.register``; ``unregister``)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..core.validate import one_of, require
 from .modules import MODULES, load_all
 
-__all__ = ["MODULES", "catalog", "declared", "load_all"]
+__all__ = ["MODULES", "built_in", "catalog", "declared", "load_all", "unregister"]
 
 FIELDS = ("name", "claim", "title", "paper")
 
@@ -44,15 +46,37 @@ def declared(module: str) -> dict[str, str] | None:
 
 
 @cache
-def catalog() -> tuple[dict[str, str], ...]:
-    """Name, claim, title and paper of every experiment, in registry order: read from the
-    sources (:func:`declared`), so that listing them loads neither numpy nor torch; from the
-    registry itself when a source does not write them out."""
+def built_in() -> tuple[dict[str, str], ...] | None:
+    """Name, claim, title and paper of every module of ``MODULES``, read from the sources
+    (:func:`declared`); ``None`` when a source does not write them out."""
     found = tuple(declared(module) for module in MODULES)
     known = tuple(entry for entry in found if entry)
-    if len(known) == len(found):
-        return known
+    return known if len(known) == len(found) else None
+
+
+def catalog() -> tuple[dict[str, str], ...]:
+    """Name, claim, title and paper of every experiment, in registry order: the modules'
+    (``MODULES``) read from the sources (:func:`built_in`), so that listing them loads neither
+    numpy nor torch, then every experiment registered since (``base.register``, e.g. from a
+    notebook); from the registry itself when a source does not write them out."""
     from .base import REGISTRY
 
-    load_all()
-    return tuple({f: getattr(e, f) for f in FIELDS} for e in REGISTRY.values())
+    known = built_in()
+    if known is None:
+        load_all()
+        return tuple({f: getattr(e, f) for f in FIELDS} for e in REGISTRY.values())
+    names = {entry["name"] for entry in known}
+    added = (e for e in REGISTRY.values() if e.name not in names)
+    return known + tuple({f: getattr(e, f) for f in FIELDS} for e in added)
+
+
+def unregister(name: str) -> None:
+    """Remove the experiment registered as ``name`` from outside the built-in modules (e.g.
+    one a notebook registered for a try); a built-in one (``MODULES``) cannot be removed."""
+    from .base import REGISTRY
+
+    require(
+        name not in {entry["name"] for entry in built_in() or ()},
+        f"experiment {name!r} is built in; only one registered from outside can be removed",
+    )
+    del REGISTRY[one_of("experiment", name, sorted(REGISTRY))]

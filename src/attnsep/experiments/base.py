@@ -158,6 +158,13 @@ REGISTRY: dict[str, Experiment[Any]] = {}
 
 
 def register(experiment: Experiment[C]) -> Experiment[C]:
+    """Add ``experiment`` to the registry under its name (a name already there is replaced).
+
+    From then on ``attnsep.api`` lists it (``experiments``, ``list_experiments``) and runs it
+    (``run_experiment``, ``sweep``, ``reproduce(names=[...])``) like the built-in ones, in this
+    process: a worker of the ``process`` or ``ray`` executor starts a fresh interpreter that
+    loads only the built-in modules (``modules.MODULES``), so an experiment registered
+    elsewhere runs with ``executor="inline"``. ``experiments.unregister`` removes it."""
     REGISTRY[experiment.name] = experiment
     return experiment
 
@@ -167,5 +174,8 @@ def get(name: str) -> Experiment[Any]:
 
     load_all()
     if name not in REGISTRY:
-        raise ValueError(f"experiment must be one of {', '.join(sorted(REGISTRY))}; got {name!r}")
+        raise ValueError(
+            f"experiment must be one of {', '.join(sorted(REGISTRY))}; got {name!r} (one "
+            "registered in another process, e.g. a notebook, is unknown here: run it inline)"
+        )
     return REGISTRY[name]
