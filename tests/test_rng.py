@@ -105,9 +105,3 @@ def test_sphere_rows_are_unit_and_isotropic() -> None:
     off_err = (second - torch.diag(second.diagonal())).abs().max()
     assert diag_err < 5 * diag_se
     assert off_err < 5 * off_se
-
-
-@pytest.mark.parametrize(("rows", "width", "replicas"), [(0, 3, 1), (3, 0, 1), (3, 3, 0)])
-def test_sphere_embeddings_rejects_bad_sizes(rows: int, width: int, replicas: int) -> None:
-    with pytest.raises(ValueError, match="must be an integer >= 1"):
-        sphere_embeddings(0, replicas, rows, width)
