@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import attnsep
+from attnsep import load as load_result
 from attnsep.core.io import load_npz
-from attnsep.train.xor_train import load_result
 from engine_support import attnsep as run_cli
 from engine_support import one_line
 

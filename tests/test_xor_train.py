@@ -13,12 +13,12 @@ import torch
 from attnsep.exact.parity import cube, enumeration_loss
 from attnsep.metrics.parity import certified_error
 from attnsep.models.query_heads import head_product
+from attnsep.results import XorTrainResult, load
 from attnsep.train.descent import Adam, Descent
 from attnsep.train.one_step import OneStepConfig, run_one_step
 from attnsep.train.xor_train import (
     XorTrainConfig,
     cube_split,
-    load_result,
     sample_gradient,
     train_xor,
 )
@@ -147,12 +147,12 @@ def test_save_load_round_trip_and_frame(tmp_path) -> None:
     cfg = XorTrainConfig(d=8, m=4, k=3, seeds=2, steps=3, gradient="fixed", cube_fraction=0.5)
     result = train_xor(cfg)
     path = tmp_path / "run.npz"
-    result.save(str(path))
-    back = load_result(str(path))
-    assert back.config == result.config
-    assert back.summary() == result.summary()
+    XorTrainResult(result).save(path)
+    back = load(path)
+    assert isinstance(back, XorTrainResult) and back.config == result.config
+    assert back.report() == result.report()
     for name in ("theta", "weights", "loss", "mass", "certified_error", "test_accuracy"):
-        np.testing.assert_array_equal(getattr(back, name), getattr(result, name))
+        np.testing.assert_array_equal(getattr(back.raw, name), getattr(result, name))
     frame = result.to_frame()
     assert len(frame) == 2 * 4
     assert {"replica", "step", "population_loss", "test_accuracy", "mass_h2_s1"} <= set(frame)
@@ -193,9 +193,10 @@ def test_json_save_and_figures(tmp_path) -> None:
     for key in ("success_rate", "steps_to_success", "loss_final", "eta", "steps_run"):
         assert key in report
     assert report["steps_run"] == 4 and len(report["steps_to_success"]["values"]) == 3
-    back = load_result(str(out))
+    back = load(out)
     assert back.summary()["success_rate"] == report["success_rate"]
-    assert back.summary()["loss_final"] == report["loss_final"]
+    assert back.report()["loss_final"] == report["loss_final"]
+    assert back.report()["figures"] == report["figures"]
     assert {p.split("/")[-1] for p in report["figures"]} == {
         "train_loss.png",
         "train_attention.png",

@@ -65,7 +65,7 @@ table = pd.DataFrame(
         for name, run in [("softmax", softmax), ("linear", linear)]
     }
 ).T
-table["loss (median)"] = [run.summary()["loss_after"]["median"] for run in (softmax, linear)]
+table["loss (median)"] = [run.summary()["loss_after_median"] for run in (softmax, linear)]
 print(table.to_string(float_format="{:.3f}".format))
 
 # %% [markdown]

@@ -86,5 +86,18 @@ claim = attnsep.run_experiment(
 print(claim.summary()["verdict"], "-", claim.summary()["reason"])
 claim.to_frame()[["series", "d", "m", "rate", "low", "high"]]
 
+# %% [markdown]
+# ## Figures and saved results
+#
+# Every result draws itself (`plot()`: a matplotlib `Figure`; here the experiment's figure,
+# as the report draws it) and saves itself into one `.npz` file that `attnsep.load` reads
+# back as the same type.
+
 # %%
-shutil.rmtree(store.parent)  # the temporary store
+path = claim.save(store.parent / "claim.npz")
+again = attnsep.load(path)
+print(repr(again), again.summary() == claim.summary())
+again.plot()
+
+# %%
+shutil.rmtree(store.parent)  # the temporary store and the saved claim

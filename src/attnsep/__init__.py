@@ -6,6 +6,7 @@ and does not import torch::
     import attnsep
     step = attnsep.xor_one_step(d=256, m=16, seeds=32)
     step.summary()["success_rate"]
+    step.save("step.npz"); attnsep.load("step.npz")
 """
 
 from __future__ import annotations
@@ -29,9 +30,14 @@ __all__ = [
     "FCNResult",
     "ExperimentResult",
     "SweepResult",
+    "XorTrainResult",
+    "FrontierResult",
+    "load",
 ]
 _HOME = {name: "results" if name[0].isupper() else "api" for name in __all__[1:]}
-"""The module each public name lives in: functions in ``api``, result types in ``results``."""
+_HOME["load"] = "results"
+"""The module each public name lives in: functions in ``api``, result types and ``load`` (a
+saved result back) in ``results``."""
 
 if TYPE_CHECKING:
     from .api import (
@@ -47,9 +53,12 @@ if TYPE_CHECKING:
     from .results import (
         ExperimentResult,
         FCNResult,
+        FrontierResult,
         SelectorResult,
         SweepResult,
         XorStepResult,
+        XorTrainResult,
+        load,
     )
 
 

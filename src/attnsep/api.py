@@ -4,7 +4,8 @@ Every command of the command line is one function here, with the same numbers: t
 configs, streams and seeds give the same values. Every function validates its input first
 (bad input raises a one-line ``ValueError`` naming the value and what is allowed) and loads
 torch only when it computes, so importing this module is cheap. Results are frozen types
-with ``summary()`` and ``to_frame()`` (``attnsep.results``) or plain data.
+with ``summary()``, ``to_frame()``, ``plot()`` and ``save(path)`` (read back by
+``attnsep.load``; ``attnsep.results``) or plain data.
 
 The functions on the results store (``runs``, ``stored_run``, ``load_runs``, ``export_runs``:
 ``attnsep.engine.runs``), the plans (``plan``, ``sweep_plan``: ``attnsep.engine.planning``) and
@@ -65,8 +66,8 @@ if TYPE_CHECKING:
         SelectorResult,
         SweepResult,
         XorStepResult,
+        XorTrainResult,
     )
-    from .train.xor_train import XorTrainResult
 
 REPORT_FOLDER = reproduction.FOLDER
 """Where [`reproduce`][attnsep.api.reproduce] and [`report`][attnsep.api.report] write the
@@ -169,10 +170,10 @@ def xor_one_step(
     from .results import XorStepResult
     from .train.one_step import run_one_step
 
-    raw = run_one_step(config, keep_embeddings=keep)
+    step = XorStepResult(run_one_step(config, keep_embeddings=keep))
     if save is not None:
-        raw.save(str(save))
-    return XorStepResult(raw)
+        step.save(save)
+    return step
 
 
 def xor_train(
@@ -200,7 +201,7 @@ def xor_train(
     progress
         Called as ``progress(step, steps)``: with 0 before the first step, then after each.
     save
-        An ``.npz`` file for the trajectories and the state (``xor_train.load_result``).
+        An ``.npz`` file for the trajectories and the state (``attnsep.load`` reads it).
     figures
         A folder to draw ``train_loss.png`` and ``train_attention.png`` into.
     **options
@@ -212,8 +213,8 @@ def xor_train(
     Returns
     -------
     XorTrainResult
-        Trajectories per replica and step; ``summary()`` (the command's JSON object, with the
-        figures' paths) and ``to_frame()`` (one row per replica and step).
+        Trajectories per replica and step (``raw``); ``report()`` is the command's JSON object
+        (with the figures' paths), ``to_frame()`` one row per replica and step.
     """
     named = {"d": d, "m": m, "seeds": seeds, "steps": steps, "seed": seed, "attention": attention}
     config = _config(XorTrainConfig, named, options)
@@ -222,17 +223,18 @@ def xor_train(
     if figures is not None:
         writable_folder(figures)
     from .core.device import torch_threads
+    from .results import XorTrainResult
     from .train.xor_train import train_xor
 
     if progress is not None:
         progress(0, config.steps)
     with torch_threads(1):  # many small tensors: one thread
-        result = train_xor(config, progress=progress)
-    if save is not None:
-        result.save(str(save))
+        result = XorTrainResult(train_xor(config, progress=progress))
     if figures is not None:
         drawn = tuple(str(path) for path in xor_train_figures(result, figures))
         result = dataclasses.replace(result, figures=drawn)
+    if save is not None:
+        result.save(save)
     return result
 
 
@@ -241,7 +243,7 @@ def xor_train_figures(result: XorTrainResult, folder: str | Path) -> list[Path]:
     ``folder``: their paths."""
     from .report.xor_train_figures import figures
 
-    return figures(result, writable_folder(folder))
+    return figures(result.raw, writable_folder(folder))
 
 
 def xor_train_v1(
@@ -378,7 +380,7 @@ def train_selector(
         )
     run = SelectorResult(result, tuple(rows), time.perf_counter() - start, eval_size)
     if save is not None:
-        run.save(str(save))
+        run.save(save)
     return run
 
 

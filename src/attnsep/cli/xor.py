@@ -14,7 +14,7 @@ app = typer.Typer(
 SAMPLES_HELP = "'population' (exact gradient) or a sample count N (empirical)."
 SUPPORT_HELP = "Fixed support I,J (default: uniform per replica)."
 STEP_SAVE_HELP = "Write the state and metrics to FILE.npz."
-TRAIN_SAVE_HELP = "Write trajectories and state to FILE.npz (xor_train.load_result)."
+TRAIN_SAVE_HELP = "Write trajectories and state to FILE.npz (attnsep.load reads it)."
 FIGURES_HELP = "Draw train_loss.png and train_attention.png into this folder."
 
 
@@ -106,9 +106,9 @@ def train(
     given = {**fields(XorTrainConfig, locals()), "eta": parse_eta(eta)}
     with steps_bar(f"xor train (d={d}, k={k})", quiet) as progress:
         result = api.xor_train(**given, progress=progress, save=save, figures=figures_dir)
-    summary = result.summary()
-    output("xor train", summary, as_json)
-    for path in [] if as_json else summary.get("figures", []):
+    report = result.report()
+    output("xor train", report, as_json)
+    for path in [] if as_json else report.get("figures", []):
         typer.echo(f"figure: {path}")
 
 

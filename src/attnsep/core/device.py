@@ -24,6 +24,14 @@ def resolve_device(name: str = "auto") -> torch.device:
     return torch.device(name)
 
 
+def device_name(device: torch.device) -> str:
+    """The device as results name it: ``cpu``, or ``cuda:N`` with the index of the device used
+    (``torch.device("cuda")`` means the current one)."""
+    if device.type == "cuda" and device.index is None:
+        return f"cuda:{torch.cuda.current_device()}"
+    return str(device)
+
+
 def resolve_dtype(name: str = "float64") -> torch.dtype:
     one_of("dtype", name, list(DTYPES))
     return DTYPES[name]

@@ -1,30 +1,53 @@
 """Small matplotlib helpers shared by the experiment figures (headless, PNG).
 
 Figures are ``matplotlib.figure.Figure`` objects drawn without pyplot: no backend is selected
-or changed, so loading the experiments leaves a notebook's plotting as it was."""
+or changed, so loading the experiments leaves a notebook's plotting as it was. Inside
+:func:`captured` they are handed over instead of saved (a result's ``plot()``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..core.io import make_folder, writable_folder
 
+_CAPTURED: ContextVar[list[Any] | None] = ContextVar("captured_figures", default=None)
+
+
+@contextmanager
+def captured() -> Iterator[list[Any]]:
+    """Within the block, :func:`figure` appends its figures to the list yielded and saves
+    nothing."""
+    drawn: list[Any] = []
+    token = _CAPTURED.set(drawn)
+    try:
+        yield drawn
+    finally:
+        _CAPTURED.reset(token)
+
 
 @contextmanager
 def figure(path: Path, ncols: int = 1, width: float = 5.5, height: float = 4.0) -> Iterator:
-    """Yield ``(fig, axes)``; on exit the figure is saved to ``path`` (PNG). Its folder must
-    exist or be a new folder in one that exists (it is made then, one level)."""
+    """Yield ``(fig, axes)``; on exit the figure is saved to ``path`` (PNG), or handed to
+    :func:`captured`'s list. The folder must exist or be a new folder in one that exists (it
+    is made then, one level)."""
     from matplotlib.figure import Figure  # loaded when a figure is drawn, not with the registry
 
-    writable_folder(path.parent)
+    sink = _CAPTURED.get()
+    if sink is None:
+        writable_folder(path.parent)
     fig = Figure(figsize=(width * ncols, height))
     axes = fig.subplots(1, ncols, squeeze=False)
     yield fig, list(axes[0])
     fig.tight_layout()
+    if sink is not None:
+        sink.append(fig)
+        return
     make_folder(path.parent)
     tmp = path.with_name(f".{path.name}.tmp.png")
     fig.savefig(tmp, dpi=110)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..train.xor_train import XorTrainResult
+from ..train.xor_train import XorTrajectories
 
 LOSS_FLOOR = 1e-16
 """Losses below this (softmax reaches 0 in float64) are drawn at it on the log axis."""
@@ -61,30 +61,36 @@ def mass_heatmap(ax, fig, mass: np.ndarray) -> None:
     fig.colorbar(image, ax=ax)
 
 
-def figures(result: XorTrainResult, out: Path) -> list[Path]:
-    """``out/train_loss.png`` and ``out/train_attention.png``."""
-    from ..experiments import plotting
-
+def loss_panels(left, right, result: XorTrajectories) -> None:
+    """Left: the losses over steps (median and 10-90% band over replicas); right: the share of
+    replicas certified (and the median test accuracy, with a cube split)."""
     c = result.config
     title = f"d={c.d}, m={c.m}, k={c.k}, {c.gradient} gradient, {c.optimizer}, {c.seeds} replicas"
     steps = np.arange(result.steps_run + 1)
+    loss_band(left, steps, result.population_loss, "population loss")
+    if c.gradient != "population":
+        loss_band(left, steps, result.loss, "training loss")
+    left.set_xlabel("step")
+    left.set_ylabel("loss")
+    left.set_title(title, fontsize=8)
+    left.legend(fontsize=7)
+    reached = (result.certified_error <= c.success_tol).mean(axis=0)
+    right.plot(steps, reached, label=f"certified error <= {c.success_tol:g}")
+    if result.test_accuracy is not None:
+        right.plot(steps, np.median(result.test_accuracy, axis=0), label="median test accuracy")
+    right.set_ylim(-0.05, 1.05)
+    right.set_xlabel("step")
+    right.set_ylabel("share of replicas / accuracy")
+    right.legend(fontsize=7)
+
+
+def figures(result: XorTrajectories, out: Path) -> list[Path]:
+    """``out/train_loss.png`` and ``out/train_attention.png``."""
+    from ..experiments import plotting
+
     loss_path, mass_path = out / "train_loss.png", out / "train_attention.png"
     with plotting.figure(loss_path, ncols=2) as (_, (left, right)):
-        loss_band(left, steps, result.population_loss, "population loss")
-        if c.gradient != "population":
-            loss_band(left, steps, result.loss, "training loss")
-        left.set_xlabel("step")
-        left.set_ylabel("loss")
-        left.set_title(title, fontsize=8)
-        left.legend(fontsize=7)
-        reached = (result.certified_error <= c.success_tol).mean(axis=0)
-        right.plot(steps, reached, label=f"certified error <= {c.success_tol:g}")
-        if result.test_accuracy is not None:
-            right.plot(steps, np.median(result.test_accuracy, axis=0), label="median test accuracy")
-        right.set_ylim(-0.05, 1.05)
-        right.set_xlabel("step")
-        right.set_ylabel("share of replicas / accuracy")
-        right.legend(fontsize=7)
+        loss_panels(left, right, result)
     with plotting.figure(mass_path, width=7.0) as (fig, (ax,)):
         mass_heatmap(ax, fig, result.mass)
     return [loss_path, mass_path]

@@ -6,7 +6,6 @@ comes from its own streams, so the results do not depend on the batch split.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, fields
 
 import numpy as np
@@ -14,8 +13,7 @@ import torch
 
 from .. import attention
 from ..configs import OneStepConfig
-from ..core.device import resolve_device, resolve_dtype
-from ..core.io import save_npz
+from ..core.device import device_name, resolve_device, resolve_dtype
 from ..core.validate import require
 from ..embeddings import StreamedEmbeddings, sphere_embeddings
 from ..exact.parity import population_loss
@@ -50,6 +48,7 @@ class OneStepResult:
     specialized: np.ndarray  # E (bool)
     collapsed: np.ndarray  # E (bool)
     embeddings: np.ndarray | None = field(default=None, repr=False)  # E x d x m when kept
+    device: str = "cpu"  # where it ran: "cpu", "cuda:0", ...
 
     @property
     def success(self) -> np.ndarray:
@@ -59,27 +58,9 @@ class OneStepResult:
     def trainable_params(self) -> int:
         return QueryHeads.trainable_params(self.config.k, self.config.m)
 
-    def save(self, path: str) -> None:
-        """``V``, ``theta`` before and after, the supports, ``eta``, the per-replica losses and
-        certified errors, and the config (JSON) in one ``.npz`` file; needs the embeddings."""
-        if self.embeddings is None:
-            raise ValueError("saving a step needs its embeddings: keep_embeddings")
-        save_npz(
-            path,
-            V=self.embeddings,
-            theta_before=self.theta_before,
-            theta_after=self.theta_after,
-            support=self.support.astype("int64"),
-            eta=self.eta,
-            loss_before=self.loss_before,
-            loss_after=self.loss_after,
-            certified_error=self.certified_error,
-            config=json.dumps(self.config.model_dump()),
-        )
-
 
 REPLICA_FIELDS = tuple(
-    f.name for f in fields(OneStepResult) if f.name not in ("config", "eta", "embeddings")
+    f.name for f in fields(OneStepResult) if f.name not in ("config", "eta", "embeddings", "device")
 )
 """The per-replica arrays of a result that every run fills (``embeddings`` only when kept)."""
 
@@ -192,7 +173,8 @@ def run_one_step(
         if progress is not None:
             progress(first + count, config.seeds)
     merged = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
-    return OneStepResult(config=config, eta=config.step_size(), **merged)
+    device = device_name(resolve_device(config.device))
+    return OneStepResult(config=config, eta=config.step_size(), device=device, **merged)
 
 
 def gradient_kind(config: OneStepConfig) -> str:
@@ -211,6 +193,7 @@ def summarize(result: OneStepResult) -> dict:
     return {
         **config.model_dump(exclude={"replica_batch"}),
         "support": None if config.support is None else list(config.support),
+        "device": result.device,
         "gradient": gradient_kind(config),
         "eta": result.eta,
         "trainable_params": result.trainable_params,

@@ -19,11 +19,10 @@ with the heads assigned to the support bits by ``metrics.parity.best_assignment`
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -31,8 +30,7 @@ import torch
 
 from .. import attention
 from ..configs import XorTrainConfig
-from ..core.device import resolve_device, resolve_dtype
-from ..core.io import load_npz, save_npz
+from ..core.device import device_name, resolve_device, resolve_dtype
 from ..core.rng import generator, stream_seed
 from ..core.validate import require
 from ..exact import kparity, parity
@@ -182,8 +180,9 @@ class TrainingObjective:
 
 
 @dataclass
-class XorTrainResult:
-    """Trajectories with the replica axis first; step ``t = 0`` is the initialization."""
+class XorTrajectories:
+    """Trajectories with the replica axis first; step ``t = 0`` is the initialization. The API
+    returns them wrapped (``attnsep.results.XorTrainResult``: save, load, plot)."""
 
     config: XorTrainConfig
     eta: float
@@ -198,7 +197,7 @@ class XorTrainResult:
     certified_error: np.ndarray  # E x (T+1) (SPEC A6)
     test_accuracy: np.ndarray | None = None  # E x (T+1), with a cube split
     diverged_at: int | None = None
-    figures: tuple[str, ...] = ()  # the figures drawn of this run (``--figures``)
+    device: str = "cpu"  # where it ran: "cpu", "cuda:0", ...
 
     @property
     def steps_run(self) -> int:
@@ -220,14 +219,15 @@ class XorTrainResult:
             raise ValueError("test accuracy needs a cube split")
         return first_reached(self.test_accuracy >= target)
 
-    def summary(self) -> dict[str, Any]:
-        """The JSON summary of ``attnsep xor train`` (per-replica values included)."""
+    def report(self) -> dict[str, Any]:
+        """The JSON object of ``attnsep xor train`` (per-replica values included)."""
         reached = self.steps_to_success()
         steps = [math.inf if s is None else s for s in reached]
         gamma = torch.from_numpy(self.weights)
         support = torch.from_numpy(self.support)
         out = {
             **self.config.model_dump(),
+            "device": self.device,
             "eta": self.eta,
             "steps_run": self.steps_run,
             "seconds": self.seconds,
@@ -247,8 +247,6 @@ class XorTrainResult:
         }
         if self.test_accuracy is not None:
             out["test_accuracy_final"] = value_summary(self.test_accuracy[:, -1])
-        if self.figures:
-            out["figures"] = list(self.figures)
         return out
 
     def to_frame(self) -> pd.DataFrame:
@@ -271,29 +269,6 @@ class XorTrainResult:
             for a in range(k):
                 columns[f"mass_h{h}_s{a}"] = self.mass[:, :, h, a].reshape(-1)
         return pd.DataFrame(columns)
-
-    def save(self, path: str) -> None:
-        """Every array and the config in one ``.npz`` file (``load_result`` reads it back)."""
-        arrays = {
-            f.name: getattr(self, f.name)
-            for f in fields(self)
-            if isinstance(getattr(self, f.name), np.ndarray)
-        }
-        scalars = {"eta": self.eta, "seconds": self.seconds, "diverged_at": self.diverged_at}
-        save_npz(
-            path,
-            **arrays,
-            config=np.array(json.dumps(self.config.model_dump())),
-            scalars=np.array(json.dumps(scalars)),
-        )
-
-
-def load_result(path: str) -> XorTrainResult:
-    """The result written by ``XorTrainResult.save`` (read without pickle: ``load_npz``)."""
-    data = load_npz(path)
-    config = json.loads(str(data.pop("config")))
-    scalars = json.loads(str(data.pop("scalars")))
-    return XorTrainResult(config=XorTrainConfig(**config), **scalars, **data)
 
 
 def first_reached(reached: np.ndarray) -> list[int | None]:
@@ -348,7 +323,7 @@ def watcher(config: XorTrainConfig, objective: TrainingObjective, support):
 
 def train_xor(
     config: XorTrainConfig, progress: Callable[[int, int], None] | None = None
-) -> XorTrainResult:
+) -> XorTrajectories:
     """Train every replica (module docstring); ``progress(step, steps)`` after each step."""
     device, dtype = resolve_device(config.device), resolve_dtype(config.dtype)
     start = time.perf_counter()
@@ -371,7 +346,7 @@ def train_xor(
     )
     trace = {key: torch.stack([t[key] for t in descent.trace], dim=1) for key in descent.trace[0]}
     losses = torch.stack(descent.losses, dim=1)
-    return XorTrainResult(
+    return XorTrajectories(
         config=config,
         eta=eta,
         seconds=time.perf_counter() - start,
@@ -385,4 +360,5 @@ def train_xor(
         certified_error=trace["certified_error"].numpy(),
         test_accuracy=None if "test_accuracy" not in trace else trace["test_accuracy"].numpy(),
         diverged_at=descent.diverged_at,
+        device=device_name(device),
     )

@@ -32,6 +32,7 @@ class SelectionFCNResult:
     loss: torch.Tensor
     stderr: torch.Tensor
     losses: torch.Tensor
+    device: str = "cpu"  # where it trained: "cpu", "cuda:0", ...
 
     @property
     def train_loss(self) -> torch.Tensor:
@@ -72,6 +73,6 @@ def part(cfg: SelectionFCNConfig, move: dict) -> TaskPart[SelectionFCNResult]:
         mean = row_means(per_sequence)
         spread = row_means((per_sequence - mean.unsqueeze(1)).pow(2)) * n
         stderr = (spread / (n - 1)).sqrt() / math.sqrt(n)
-        return SelectionFCNResult(cfg, model, mean, stderr, losses)
+        return SelectionFCNResult(cfg, model, mean, stderr, losses, str(model.weights[0].device))
 
     return TaskPart(cfg.T * cfg.d + cfg.T, cfg.d, batches, _squared_error, evaluate)

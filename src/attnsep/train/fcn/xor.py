@@ -45,6 +45,7 @@ class XorFCNResult:
     test_loss: torch.Tensor
     steps_run: torch.Tensor
     losses: torch.Tensor
+    device: str = "cpu"  # where it trained: "cpu", "cuda:0", ...
 
     @property
     def success(self) -> torch.Tensor:
@@ -134,7 +135,8 @@ def part(cfg: XorFCNConfig, move: dict) -> TaskPart[XorFCNResult]:
         test_loss = row_means(per_sample(f, y))
         require_finite(test_loss, "test loss", cfg)
         test_error = _sign_error(f, task.labels(x, support))
-        return XorFCNResult(cfg, support, model, test_error, test_loss, steps_run, losses)
+        device = str(model.weights[0].device)
+        return XorFCNResult(cfg, support, model, test_error, test_loss, steps_run, losses, device)
 
     done = _perfect(task, support, streams(cfg, "fcn-val")) if cfg.early_stop else None
     return TaskPart(task.d, 1, batches, per_sample, evaluate, done)
