@@ -129,7 +129,7 @@ def test_xor_train_is_the_training_library() -> None:
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: attnsep.xor_one_step(d=16, bogus=1), "'bogus' is not an option"),
+        (lambda: attnsep.xor_one_step(d=16, bogus=1), "unknown field 'bogus'; allowed: d, m,"),
         (lambda: attnsep.train_selector(T=6, q=2, pe_dim=8), "'pe_dim' is set by a parameter"),
         (lambda: attnsep.train_selector(T=6, q=2, eval_lengths=[1]), "eval length"),
         (lambda: attnsep.train_fcn("cnn"), "task must be one of"),

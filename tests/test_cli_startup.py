@@ -23,6 +23,7 @@ CASES = [
     (["reproduce", "--help"], 0),
     (["list"], 0),
     (["list", "--json"], 0),
+    (["show", "--help"], 0),
     (["select", "bound", "--T", "8", "--q", "2"], 0),  # exact rationals, no torch
     (["xor", "one-step", "--d", "1"], 2),
     (["xor", "one-step", "--d", "8", "--attention", "bogus"], 2),
@@ -36,6 +37,7 @@ CASES = [
     (["fcn", "xor", "--d", "8", "--optimizer", "lbfgs"], 2),
     (["fcn", "select", "--seeds", "0"], 2),
     (["sweep", "bogus"], 2),
+    (["show", "bogus"], 2),
     (["sweep", "one-step", "--executor", "bogus"], 2),
     (["sweep", "one-step", "--plan", "--calibration", "nan"], 2),
     (["reproduce", "--only", "bogus"], 2),

@@ -106,7 +106,7 @@ def test_grid_without_axes_is_one_config():
         ({}, {"nonsense": [1, 2]}, "nonsense"),
         ({"seeds": "many"}, {}, "seeds"),
         ({"seeds": 0}, {}, "seeds"),
-        ({"d_values": 16}, {}, "d_values"),
+        ({"d_values": 1}, {}, "d_values"),
         ({"d_values": []}, {}, "d_values"),
         ({}, {"eta_scale": [1.0, -1.0]}, "eta_scale"),
         ({"attention": "nope"}, {}, "attention"),

@@ -201,10 +201,10 @@ ROWS = [
         f"sweep attention-maps --set 'eta_exponents=[NaN]' --store s.sqlite {FAST}", "eta_exponents"
     ),
     row(f"sweep attention-maps --set 'eta_exponents=[400]' --store s.sqlite {FAST}", "eta", "400"),
-    row(f"sweep select-convergence --set lr=Infinity --store s.sqlite {FAST}", "lr", "inf"),
+    row(f"sweep select-convergence --set lr_per_dim=Infinity --store s.sqlite {FAST}", "lr", "inf"),
     row(f"sweep select-convergence --set q=50 --store s.sqlite {FAST}", "q", "50"),
     row(f"sweep select-convergence --set 'seeds=[-1]' --store s.sqlite {FAST}", "seed", "-1"),
-    row(f"sweep fcn-selection --set 'widths=[0]' --store s.sqlite {FAST}", "width", "0"),
+    row(f"sweep fcn-selection --set 'width_fractions=[0]' --store s.sqlite {FAST}", "width", "0"),
     row(f"sweep fcn-selection --set 'kinds=[\"bogus\"]' --store s.sqlite {FAST}", "kind", "bogus"),
     row(
         f"sweep separation-xor --set 'd_values=[1]' --store s.sqlite {FAST}", "d_values|d must", "1"

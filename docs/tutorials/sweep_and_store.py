@@ -30,9 +30,14 @@ import attnsep
 
 attnsep.list_experiments()[["name", "claim", "title"]]
 
+# %% [markdown]
+# `attnsep.show("one-step")` (`attnsep show one-step`) lists the config's fields with their
+# types, defaults, limits and help, and each preset's values. A single value of a list field
+# stands for the list of it: `"d_values": [64, 256]` sweeps `[64]`, then `[256]`.
+
 # %%
 store = Path(tempfile.mkdtemp()) / "runs.sqlite"
-grid = {"d_values": [[64], [256], [1024]], "m_values": [[4], [8], [16], [32]]}
+grid = {"d_values": [64, 256, 1024], "m_values": [4, 8, 16, 32]}
 fixed = {"seeds": 32, "series": ["fixed"]}
 result = attnsep.sweep("one-step", grid, fixed=fixed, store=store)
 print(result.summary())

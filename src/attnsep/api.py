@@ -95,11 +95,9 @@ def __getattr__(name: str) -> Any:
 
 
 def _config(config_type: type[BaseModel], named: dict[str, Any], options: dict[str, Any]) -> Any:
-    """``config_type(**named, **options)``; an unknown or repeated field is a one-line
-    ``ValueError``."""
-    allowed = sorted(config_type.model_fields)
+    """``config_type(**named, **options)``; a repeated field is a one-line ``ValueError``, an
+    unknown one too (the config's own check: ``configs.ConfigBase``)."""
     for key in options:
-        require(key in allowed, f"{key!r} is not an option here; allowed: {', '.join(allowed)}")
         require(key not in named, f"{key!r} is set by a parameter of this function; give it once")
     return config_type(**named, **options)
 
@@ -478,6 +476,30 @@ def experiments() -> list[dict[str, str]]:
     return [dict(item) for item in catalog()]
 
 
+def show(name: str) -> dict[str, Any]:
+    """What experiment ``name`` is and what its config accepts (``attnsep show NAME``).
+
+    Returns
+    -------
+    dict
+        The claim (``name``, ``claim``, ``title``, ``paper``, ``section``), ``version``,
+        ``criterion_version`` and ``tuned_on`` (the master seeds its criterion was tuned on),
+        ``description`` (the config's docstring: what runs and the criterion), ``fields`` (each
+        with ``type``, ``default``, ``required``, ``limits``: pydantic's ``ge``, ``min_length``,
+        ..., ``choices``, and those of a list's ``items`` and a dict's ``keys`` and ``values``;
+        ``help``), ``presets`` (per preset the fields it sets) with ``preset_help``, and
+        ``cost`` (per preset its ``jobs`` and estimated ``cpu_seconds``, from the published
+        timings and the cost model only: ``None`` where they have none).
+    """
+    from .engine.jobs import check_experiment
+
+    check_experiment(name)  # read from the sources: an unknown name answers at once
+    from .engine.planning import preset_costs
+    from .experiments import base, schema
+
+    return {**schema.describe(base.get(name)), "cost": preset_costs(name)}
+
+
 def list_experiments() -> pd.DataFrame:
     """The registered experiments ([`experiments`][attnsep.api.experiments]) as a DataFrame
     with the columns ``name``, ``claim``, ``title`` and ``paper``."""
@@ -584,7 +606,8 @@ def sweep(
         An experiment name ([`experiments`][attnsep.api.experiments]).
     grid
         ``{field: [value, ...]}``, or ``["field=v1,v2", ...]`` as on the command line: one
-        config per point of the product.
+        config per point of the product. A single value of a list field stands for the list
+        of it: ``d_values=64,128`` sweeps ``[64]`` and ``[128]`` (as ``'d_values=[[64],[128]]'``).
     fixed
         ``{field: value}``, or ``["field=value", ...]``: fields set at every point.
     config_file
@@ -640,7 +663,7 @@ def text_tables(command: str, data: dict[str, Any]) -> list[TextTable]:
     Parameters
     ----------
     command
-        ``list``, ``claims``, ``runs``, ``xor one-step``, ``xor train``, ``xor train-v1``,
+        ``list``, ``show``, ``claims``, ``runs``, ``xor one-step``, ``xor train``, ``xor train-v1``,
         ``select train``, ``select bound``, ``fcn xor`` or ``fcn select`` (a frontier's table:
         ``FrontierResult.table()``).
     data

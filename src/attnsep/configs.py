@@ -73,12 +73,16 @@ class ConfigBase(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
     errors_by_key: ClassVar[bool] = False
     """Name a bad field by its key (as written in a file or ``--set``) rather than its title."""
+    label: ClassVar[str] = ""
+    """The config's name in its errors (an experiment's: ``experiments.base.register``):
+    ``one-step: ...``, ``unknown field 'x' for one-step; allowed: ...``."""
 
     def __init__(self, **data: Any) -> None:
         try:
             super().__init__(**data)
         except ValidationError as err:
-            line = one_line(type(self), err, data, by_key=self.errors_by_key)
+            where = self.label or None
+            line = one_line(type(self), err, data, by_key=self.errors_by_key, where=where)
             raise ValueError(line) from None
 
 
@@ -222,6 +226,14 @@ class OneStepConfig(QueryHeadsConfig):
         numbers = held + kept + 12 * batch * self.k * d + inputs + 4 * self.seeds * self.k * m
         return 8.0 * numbers
 
+
+PRESET_HELP = {
+    "quick": "The quick preset (default): a few minutes on 2 cores; may be inconclusive.",
+    "standard": "The sizes that separate the papers' laws from their rivals (SPEC Part D): "
+    "about an hour on 2 cores.",
+    "full": "Paper-scale sizes, for a GPU or a cluster.",
+}
+"""The experiments' presets (``experiments.base.PRESETS``) and what each is for."""
 
 CALIBRATION_BUDGET = 1.0
 """Seconds per experiment the plan's calibration may spend timing jobs (``--calibration``,

@@ -22,6 +22,7 @@ COMMANDS = {  # name: (module of attnsep.cli, a command function or a typer.Type
     "sweep": ("engine", "sweep"),
     "report": ("engine", "report"),
     "list": ("engine", "list_experiments"),
+    "show": ("engine", "show_experiment"),
     "xor": ("xor", "app"),
     "select": ("select", "app"),
     "frontier": ("baselines", "frontier"),

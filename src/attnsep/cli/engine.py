@@ -9,9 +9,10 @@ from typing import Any
 import typer
 
 from ..api import DEFAULT_PATH, REPORT_FOLDER
-from ..configs import CALIBRATION_BUDGET, require
+from ..configs import CALIBRATION_BUDGET, PRESET_HELP, require
 from .common import JSON, QUIET, console, emit_json, fail, output, running, show
 
+EXPERIMENT = typer.Argument(..., help="Experiment (`attnsep list`; its config: `attnsep show`).")
 EXECUTOR = typer.Option("process", "--executor", help="inline, process or ray.")
 ADDRESS = typer.Option(None, "--address", help="Ray cluster address (ray executor).")
 WORKERS_HELP = "Process-pool size (process executor; default: the number of CPUs)."
@@ -27,6 +28,7 @@ CALIBRATION_HELP = (
     "With --plan: seconds per experiment spent timing jobs that have no stored timing (0: none)."
 )
 CALIBRATION = typer.Option(CALIBRATION_BUDGET, "--calibration", help=CALIBRATION_HELP)
+GRID_HELP = "key=v1,v2,... (repeatable): a grid axis; d_values=64,128 sweeps [64], then [128]."
 SEED_HELP = (
     "Master seed of every experiment (a fresh, independent run; default: each preset's own, 0). "
     "A claim judged on a seed its criterion was not tuned on is confirmatory (SPEC Part E)."
@@ -51,16 +53,9 @@ def print_plan(make_plan: Any, title: str, as_json: bool, **given: Any) -> None:
 
 
 def reproduce(
-    quick: bool = typer.Option(
-        False, "--quick", help="The quick preset (default): a few minutes on 2 cores."
-    ),
-    standard: bool = typer.Option(
-        False,
-        "--standard",
-        help="The sizes that separate the papers' laws from their rivals (SPEC Part D): "
-        "about an hour on 2 cores.",
-    ),
-    full: bool = typer.Option(False, "--full", help="Paper-scale sizes, for a GPU or a cluster."),
+    quick: bool = typer.Option(False, "--quick", help=PRESET_HELP["quick"]),
+    standard: bool = typer.Option(False, "--standard", help=PRESET_HELP["standard"]),
+    full: bool = typer.Option(False, "--full", help=PRESET_HELP["full"]),
     only: str | None = typer.Option(None, "--only", help="Comma-separated experiment names."),
     executor: str = EXECUTOR,
     address: str | None = ADDRESS,
@@ -97,11 +92,11 @@ def reproduce(
 
 
 def sweep(
-    experiment: str = typer.Argument(..., help="Experiment name (see `attnsep list`)."),
-    grid: list[str] = typer.Option([], "--grid", help="key=v1,v2,... (repeatable): a grid axis."),
+    experiment: str = EXPERIMENT,
+    grid: list[str] = typer.Option([], "--grid", help=GRID_HELP),
     sets: list[str] = typer.Option([], "--set", help="key=value (repeatable): a fixed field."),
     config_file: str | None = typer.Option(
-        None, "--config", help="TOML/YAML file with set and grid tables."
+        None, "--config", help="TOML/YAML file with set and grid tables (see examples/)."
     ),
     preset: str = typer.Option(
         "quick", "--preset", help="Preset the fields start from: quick, standard or full."
@@ -179,6 +174,13 @@ def report(out: Path = OUT, store_path: Path = STORE) -> None:
     done = api.report(out, store_path)
     output("claims", {"claims": list(done.claims)}, as_json=False)
     console(stderr=True).print(f"report: {done.index}")
+
+
+def show_experiment(experiment: str = EXPERIMENT, as_json: bool = JSON) -> None:
+    """An experiment's config: each field's type, default, limits, help; presets and cost."""
+    from .. import api
+
+    output("show", api.show(experiment), as_json)
 
 
 def list_experiments(as_json: bool = JSON) -> None:

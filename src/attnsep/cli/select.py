@@ -11,6 +11,7 @@ app = typer.Typer(
     help="Sparse token selection (q-sparse averaging): one-layer selector vs the FCN bound.",
     no_args_is_help=True,
 )
+BOUND_D_HELP = "token dimension for the reference losses; default 1 = per coordinate"
 
 
 def parse_lengths(text: str | None, T: int, q: int) -> list[int]:
@@ -65,9 +66,7 @@ def train_command(
 def bound_command(
     T: int = typer.Option(..., "--T", help="sequence length"),
     q: int = typer.Option(..., "--q", help="subset size"),
-    d: int | None = typer.Option(
-        None, "--d", help="token dimension for the reference losses; default 1 = per coordinate"
-    ),
+    d: int | None = typer.Option(None, "--d", help=BOUND_D_HELP),
     width: int | None = typer.Option(None, "--width", help="FCN first-layer width (needs --d)"),
     json_out: bool = typer.Option(False, "--json", help="one JSON object on stdout"),
 ) -> None:

@@ -16,6 +16,7 @@ SUPPORT_HELP = "Fixed support I,J (default: uniform per replica)."
 STEP_SAVE_HELP = "Write the state and metrics to FILE.npz."
 TRAIN_SAVE_HELP = "Write trajectories and state to FILE.npz (attnsep.load reads it)."
 FIGURES_HELP = "Draw train_loss.png and train_attention.png into this folder."
+TRAIN_ETA_HELP = f"Step size, or 'auto' (gd: eta-scale * d^k * ln d; adam: {ADAM_LR:g})."
 
 
 def parse_eta(text: str) -> float | None:
@@ -81,11 +82,7 @@ def train(
     cube_fraction: float | None = option(XorTrainConfig, "cube_fraction"),
     batch: int | None = option(XorTrainConfig, "batch"),
     optimizer: str = option(XorTrainConfig, "optimizer"),
-    eta: str = typer.Option(
-        "auto",
-        "--eta",
-        help=f"Step size, or 'auto' (gd: eta-scale * d^k * ln d; adam: {ADAM_LR:g}).",
-    ),
+    eta: str = typer.Option("auto", "--eta", help=TRAIN_ETA_HELP),
     eta_scale: float = option(XorTrainConfig, "eta_scale"),
     init: str = option(XorTrainConfig, "init"),
     noise: float = option(XorTrainConfig, "noise"),

@@ -126,6 +126,17 @@ def allowed(info: FieldInfo) -> str:
         return "true or false"
     if get_origin(kind) is tuple:
         return "a tuple of integers"
+    if get_origin(kind) in (list, dict):  # a list's items, a dict's keys and values in words
+        parts = [allowed(FieldInfo.from_annotation(arg)) for arg in get_args(kind)]
+        if get_origin(kind) is dict:
+            return f"a table from {parts[0]} to {parts[1]}"
+        low = next((m.min_length for m in info.metadata if getattr(m, "min_length", 0)), 0)
+        size = "a non-empty list" if low == 1 else f"a list of {low} or more" if low else "a list"
+        return f"{size}, each {parts[0]}" if parts else size
+    if isinstance(kind, type) and issubclass(kind, BaseModel):
+        return f"a table of {', '.join(kind.model_fields)}"
+    if kind is str:
+        return "a string"
     word = "an integer" if kind is int else "a finite number"
     low = next(((op, _num(b[key])) for key, op in (("ge", ">="), ("gt", ">")) if key in b), None)
     high = next(((op, _num(b[key])) for key, op in (("le", "<="), ("lt", "<")) if key in b), None)
@@ -138,26 +149,40 @@ def allowed(info: FieldInfo) -> str:
 
 
 def one_line(
-    model: type[BaseModel], err: ValidationError, data: Mapping[str, Any], *, by_key: bool = False
+    model: type[BaseModel],
+    err: ValidationError,
+    data: Mapping[str, Any],
+    *,
+    by_key: bool = False,
+    where: str | None = None,
 ) -> str:
     """The first error of ``err`` as ``name must be <allowed>, got <value>``; a cross-field
-    check's own message as it is. ``name`` is the field's title, or with ``by_key`` its key as
-    written in a config file or ``--set`` (an unknown key then shows its value too)."""
+    check's own message as it is; an unknown key as ``unknown field 'x'; allowed: <fields>``.
+    ``name`` is the field's title, or with ``by_key`` its key as written in a config file or
+    ``--set``. ``where`` (an experiment's name) starts the line, or names the config of an
+    unknown field (``unknown field 'x' for one-step; allowed: ...``)."""
     first = err.errors()[0]
+    fields = model.model_fields
+    name = str(first["loc"][0]) if first["loc"] else ""
+    if first["loc"] and name not in fields:
+        owner = f" for {where}" if where else ""
+        return f"unknown field {name!r}{owner}; allowed: {', '.join(fields)}"
+    line = _field_line(model, first, data, by_key)
+    return f"{where}: {line}" if where else line
+
+
+def _field_line(model: type[BaseModel], first: Any, data: Mapping[str, Any], by_key: bool) -> str:
+    """:func:`one_line` for an error of a known field, or of the whole model."""
     cause = (first.get("ctx") or {}).get("error")
     if isinstance(cause, ValueError):
         return str(cause)
     if not first["loc"]:
         return f"{model.__name__}: {first['msg']}"
     name = str(first["loc"][0])
-    fields = model.model_fields
-    if name not in fields:
-        given = f"={data[name]!r}" if by_key and name in data else ""
-        return f"{name!r}{given} is not an option here; allowed: {', '.join(fields)}"
-    info = fields[name]
+    info = model.model_fields[name]
     label = name if by_key else info.title or name
     if first["type"] == "missing":
         return f"{label} is required ({allowed(info)})"
     value = data.get(name, first.get("input"))
-    separator = ";" if allowed(info).startswith("one of") else ","
+    separator = ";" if "one of" in allowed(info) else ","
     return f"{label} must be {allowed(info)}{separator} got {value!r}"

@@ -2,7 +2,8 @@
 
 A job is ``(experiment name, config dict)``; its hash names it in the store, so the same
 job is never computed twice. Grids expand ``key=v1,v2`` into the cartesian product of
-configs, each validated by the experiment's typed config.
+configs, each validated by the experiment's typed config; a single value of a list field
+stands for the list of it (``d_values=64,128``: ``[64]``, then ``[128]``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, get_origin
 
 from ..core.validate import one_of, require
 from ..experiments import base
@@ -121,10 +122,20 @@ def expand_grid(
             f"grid axis {key} needs a non-empty list of values, got {values!r}",
         )
     keys = sorted(grid)
+    fixed = {key: as_field(exp.config_type, key, value) for key, value in fixed.items()}
     configs = []
     for point in itertools.product(*(grid[k] for k in keys)):
-        configs.append(exp.config(preset, **fixed, **dict(zip(keys, point, strict=True))))
+        at = {k: as_field(exp.config_type, k, v) for k, v in zip(keys, point, strict=True)}
+        configs.append(exp.config(preset, **fixed, **at))
     return configs
+
+
+def as_field(config_type: type[base.ExperimentConfig], key: str, value: Any) -> Any:
+    """``value`` for field ``key``: a single value of a list field stands for the list of it, so
+    ``--grid d_values=64,128`` sweeps ``[64]`` and ``[128]`` and ``--set m_values=8`` is ``[8]``."""
+    info = config_type.model_fields.get(key)
+    listed = info is not None and get_origin(info.annotation) is list
+    return [value] if listed and not isinstance(value, list) else value
 
 
 def sweep_fields(

@@ -79,3 +79,20 @@ def sweep_plan(
     engine = executor_for(executor, workers, address)
     _, jobs = sweep_jobs(experiment, preset, fixed or {}, grid or {}, config_file)
     return plan({experiment: jobs}, store, engine, budget=calibration)
+
+
+def preset_costs(experiment: str) -> dict[str, dict[str, Any]]:
+    """Per preset of ``experiment``: its ``jobs``, their estimated ``cpu_seconds``, whether the
+    estimate is ``rough`` and its ``sources`` (``Plan.as_dict``), from the published timings
+    and the cost model alone: no store is read and nothing runs (``None``: no estimate)."""
+    from ..experiments import base
+    from .jobs import jobs_for
+    from .plan import make_plan
+
+    found = base.get(experiment)
+    out = {}
+    for preset in base.PRESETS:
+        jobs = {experiment: jobs_for(experiment, found.config(preset))}
+        row = make_plan(jobs, None, "inline", 1, budget=0).as_dict()["experiments"][0]
+        out[preset] = {key: row[key] for key in ("jobs", "cpu_seconds", "rough", "sources")}
+    return out

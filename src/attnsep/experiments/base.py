@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, TypeVar
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
-from ..configs import ConfigBase, Seed
+from ..configs import PRESET_HELP, ConfigBase, Seed
 
 if TYPE_CHECKING:  # numpy only where a claim is calibrated: the command line starts without it
     from ..metrics import calibration
@@ -33,6 +33,7 @@ class ExperimentConfig(ConfigBase):
     """Base of every experiment config: unknown keys, wrong types, NaN and infinity are errors,
     each one line (``configs.ConfigBase``)."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)  # merged with ConfigBase's
     errors_by_key: ClassVar[bool] = True
     seed: Seed = 0
 
@@ -55,11 +56,11 @@ C = TypeVar("C", bound=ExperimentConfig)
 
 def parse_config(config_type: type[C], data: dict[str, Any], where: str) -> C:
     """Validate ``data`` into ``config_type``; a failure is one ``ValueError`` line, prefixed
-    with ``where`` (the experiment's name)."""
+    with ``where`` (the experiment's name) unless the config names itself (``label``)."""
     try:
         return config_type(**data)
     except ValueError as err:
-        raise ValueError(f"{where}: {err}") from None
+        raise ValueError(str(err) if config_type.label else f"{where}: {err}") from None
 
 
 @dataclass(frozen=True)
@@ -93,11 +94,8 @@ class Experiment(Generic[C]):
     """Whether ``work`` takes a threshold the job searches for from the paper's law."""
 
     def config(self, preset: str = "quick", **overrides: Any) -> C:
-        """The preset's config with ``overrides`` applied; a claim without a ``standard`` preset
-        runs its ``quick`` sizes there."""
-        fallback = self.presets.get("quick", {}) if preset == "standard" else {}
-        base = dict(self.presets.get(preset, fallback))
-        base.update(overrides)
+        """The preset's config (:func:`preset_overrides`) with ``overrides`` applied."""
+        base = {**preset_overrides(self, preset), **overrides}
         return parse_config(self.config_type, base, self.name)
 
     def run_kind(self, seed: int) -> str:
@@ -136,6 +134,13 @@ class Experiment(Generic[C]):
         )
 
 
+def preset_overrides(experiment: Experiment[Any], preset: str) -> dict[str, Any]:
+    """The fields ``preset`` sets over the config's defaults; a claim without a ``standard``
+    preset runs its ``quick`` sizes there."""
+    fallback = experiment.presets.get("quick", {}) if preset == "standard" else {}
+    return dict(experiment.presets.get(preset, fallback))
+
+
 def more_seeds(config: Any, factor: int) -> dict[str, Any]:
     """``factor`` times every seed count of ``config``: the fields named ``seeds`` or
     ``seeds_...``, whole numbers or mappings to them (e.g. ``seeds_by_d``)."""
@@ -150,9 +155,8 @@ def more_seeds(config: Any, factor: int) -> dict[str, Any]:
     return out
 
 
-PRESETS = ("quick", "standard", "full")
-"""``quick``: minutes, may say inconclusive; ``standard``: the sizes that separate the laws
-(about an hour on 2 cores, SPEC Part D); ``full``: paper scale, for a GPU or a cluster."""
+PRESETS = tuple(PRESET_HELP)
+"""``quick``, ``standard``, ``full`` (``configs.PRESET_HELP``)."""
 
 REGISTRY: dict[str, Experiment[Any]] = {}
 
@@ -164,8 +168,10 @@ def register(experiment: Experiment[C]) -> Experiment[C]:
     (``run_experiment``, ``sweep``, ``reproduce(names=[...])``) like the built-in ones, in this
     process: a worker of the ``process`` or ``ray`` executor starts a fresh interpreter that
     loads only the built-in modules (``modules.MODULES``), so an experiment registered
-    elsewhere runs with ``executor="inline"``. ``experiments.unregister`` removes it."""
+    elsewhere runs with ``executor="inline"``. ``experiments.unregister`` removes it. Its config's
+    errors name it (``ConfigBase.label``)."""
     REGISTRY[experiment.name] = experiment
+    experiment.config_type.label = experiment.name
     return experiment
 
 

@@ -54,16 +54,30 @@ class WidthSearch(ExperimentConfig):
     """The ``m_p*`` search shared by B5.2 and C: lengths, subset sizes, seeds, the success
     target and the training's stopping rule (``selection_threshold``)."""
 
-    T_values: list[InputLength] = Field(default=[8, 16, 32, 64], min_length=1)
-    q_values: list[Positive] = Field(default=[1, 2, 4], min_length=1)
-    seeds: int = Field(default=8, ge=1)
-    target: float = Field(default=SELECTION_TARGET, gt=0, lt=1)
-    batch: int = Field(default=128, ge=1)
-    eval_size: int = Field(default=2048, ge=2)
-    max_steps: int = Field(default=3000, ge=25)
-    m_limit: int = Field(default=2048, ge=2)
-    solver: Literal["population", "law", "sgd"] = "population"
-    samples: int = Field(default=1024, ge=2)
+    T_values: list[InputLength] = Field(
+        default=[8, 16, 32, 64], min_length=1, description="Sequence lengths T, a search each."
+    )
+    q_values: list[Positive] = Field(
+        default=[1, 2, 4], min_length=1, description="Subset sizes q, each < every T."
+    )
+    seeds: int = Field(
+        default=8, ge=1, description="Replicas per probe; a width passes when 90% succeed."
+    )
+    target: float = Field(
+        default=SELECTION_TARGET, gt=0, lt=1, description="Success: loss <= target x uniform."
+    )
+    batch: int = Field(default=128, ge=1, description="SGD batch (solver sgd).")
+    eval_size: int = Field(default=2048, ge=2, description="Evaluation sequences (solver sgd).")
+    max_steps: int = Field(default=3000, ge=25, description="Most SGD steps (solver sgd).")
+    m_limit: int = Field(default=2048, ge=2, description="Largest PE width m_p searched.")
+    solver: Literal["population", "law", "sgd"] = Field(
+        default="population",
+        description="population: descent on W = alpha I, losses drawn; law: the same, losses "
+        "from the products' law (any T); sgd: SGD on the whole position block.",
+    )
+    samples: int = Field(
+        default=1024, ge=2, description="Sequences per replica fitting and evaluating alpha."
+    )
 
     @model_validator(mode="after")
     def _q_below_T(self):  # noqa: ANN202

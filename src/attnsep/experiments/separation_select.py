@@ -56,7 +56,7 @@ class Config(WidthSearch):
     FCN / transformer per ``T``.
     """
 
-    d: int = Field(default=16, ge=1)
+    d: int = Field(default=16, ge=1, description="Token dimension d.")
 
 
 CRITERION = (

@@ -86,11 +86,17 @@ class Config(ExperimentConfig):
     thresholds are simulated as measured (its width law fitted to the run) under both.
     """
 
-    d_values: list[InputLength] = Field(default=[64, 128, 256, 512])
-    fcn_d_values: list[InputLength] = Field(default=[16, 32, 64, 128])
-    seeds: int = Field(default=64, ge=1)
-    fcn_steps: int = Field(default=default(XorFCNConfig, "steps"), ge=1)
-    device: Device = "cpu"
+    d_values: list[InputLength] = Field(
+        default=[64, 128, 256, 512], description="Input lengths d of the transformer."
+    )
+    fcn_d_values: list[InputLength] = Field(
+        default=[16, 32, 64, 128], description="Input lengths d of the FCN."
+    )
+    seeds: int = Field(default=64, ge=1, description="Replicas per probe (both models).")
+    fcn_steps: int = Field(
+        default=default(XorFCNConfig, "steps"), ge=1, description="Most SGD steps of an FCN."
+    )
+    device: Device = Field(default="cpu", description="cpu, cuda, or auto (cuda if present).")
 
     @model_validator(mode="after")
     def _has_sizes(self):  # noqa: ANN202

@@ -60,16 +60,30 @@ class Config(ExperimentConfig):
     sizes can run fewer replicas rather than be dropped.
     """
 
-    d_values: list[InputLength] = Field(default=[64, 256, 1024], min_length=1)
-    m_values: list[Positive] = Field(default=[default(OneStepConfig, "m")], min_length=1)
+    d_values: list[InputLength] = Field(
+        default=[64, 256, 1024], min_length=1, description="Input lengths d; a job per d and m."
+    )
+    m_values: list[Positive] = Field(
+        default=[default(OneStepConfig, "m")],
+        min_length=1,
+        description="Widths m of the fixed series, a curve each.",
+    )
     attention: AttentionName = inherit(OneStepConfig, "attention")
-    schedule_scale: float = Field(default=0.5, gt=0, le=1e6)
-    series: list[Series] = Field(default=list(SERIES), min_length=1)
-    seeds: Positive = 32
-    seeds_by_d: dict[InputLength, Positive] = Field(default_factory=dict)
+    schedule_scale: float = Field(
+        default=0.5, gt=0, le=1e6, description="c of the schedule m(d) = ceil(c (ln d)^2)."
+    )
+    series: list[Series] = Field(
+        default=list(SERIES),
+        min_length=1,
+        description="fixed: each m_values width; schedule: m(d), the one judged.",
+    )
+    seeds: Positive = Field(default=32, description="Replicas per (d, m).")
+    seeds_by_d: dict[InputLength, Positive] = Field(
+        default_factory=dict, description="Replicas at the listed d instead of seeds."
+    )
     eta_scale: float = inherit(OneStepConfig, "eta_scale")
     success_tol: float = inherit(OneStepConfig, "success_tol")
-    device: Device = "cpu"
+    device: Device = Field(default="cpu", description="cpu, cuda, or auto (cuda if present).")
 
 
 def schedule_m(d: int, scale: float) -> int:

@@ -71,12 +71,14 @@ class Config(ExperimentConfig):
     under the anti-symmetric init (SPEC A6), so a 0.9 target may be unreachable at ``d = 2^6``.
     """
 
-    d_values: list[InputLength] = Field(default=[2**8, 2**10, 2**12, 2**14], min_length=1)
-    seeds: int = Field(default=32, ge=1)
-    target: float = Field(default=0.9, gt=0, le=1)
-    m_start: int = Field(default=2, ge=1)
-    m_limit: int = Field(default=256, ge=1)
-    device: Device = "cpu"
+    d_values: list[InputLength] = Field(
+        default=[2**8, 2**10, 2**12, 2**14], min_length=1, description="Input lengths d."
+    )
+    seeds: int = Field(default=32, ge=1, description="Replicas, the same at every probe.")
+    target: float = Field(default=0.9, gt=0, le=1, description="Success rate m* must reach.")
+    m_start: int = Field(default=2, ge=1, description="First width the doubling probes.")
+    m_limit: int = Field(default=256, ge=1, description="Largest width probed.")
+    device: Device = Field(default="cpu", description="cpu, cuda, or auto (cuda if present).")
 
 
 CRITERION = (

@@ -4,6 +4,7 @@ frontier tables, which do, are in ``frontier_tables``)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -16,8 +17,9 @@ WRAP = 12
 class TextTable:
     """A table ready to print: title, column headers, rows, a caption under it and notes
     printed after it. ``justify`` has a letter per column, ``l`` (left) or ``r`` (right; the
-    columns past its end too); with ``no_wrap`` only the last column may wrap; ``styles``, if
-    any, holds a terminal style per cell (``""``: none)."""
+    columns past its end too); with ``no_wrap`` only the last column may wrap, and the first
+    ``whole`` columns never do (a word wider than a wrapping column is folded, not cut);
+    ``styles``, if any, holds a terminal style per cell (``""``: none)."""
 
     title: str
     columns: tuple[str, ...]
@@ -27,6 +29,7 @@ class TextTable:
     caption: str = ""
     no_wrap: bool = False
     styles: tuple[tuple[str, ...], ...] = ()
+    whole: int = 0
 
     def rich(self) -> Any:
         """The table as a ``rich.table.Table`` (printed as written: no rich markup)."""
@@ -39,7 +42,9 @@ class TextTable:
             justify: Literal["left", "right"] = (
                 "left" if self.justify[i : i + 1] == "l" else "right"
             )
-            made.add_column(column, justify=justify, no_wrap=self.no_wrap and i < last)
+            wrap = not (self.no_wrap and i < last) and i >= self.whole
+            overflow: Literal["fold", "ellipsis"] = "fold" if wrap else "ellipsis"
+            made.add_column(column, justify=justify, no_wrap=not wrap, overflow=overflow)
         for i, row in enumerate(self.rows):
             styles = self.styles[i] if self.styles else ("",) * len(row)
             made.add_row(*(Text(c, style=s) if s else c for c, s in zip(row, styles, strict=True)))
@@ -303,7 +308,66 @@ def runs(data: dict[str, Any]) -> list[TextTable]:
     return [TextTable(data["store"], columns, rows, justify="l" * 7)]
 
 
+LIMIT_WORDS = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<", "multiple_of": "a multiple of"}
+LIMIT_WORDS |= {"min_length": "length >=", "max_length": "length <="}
+
+
+def limits_text(limits: dict[str, Any]) -> str:
+    """A field's limits (``api.show``) in words: ``>= 2``, ``length >= 1; items >= 2``."""
+    parts = [f"{LIMIT_WORDS[k]} {v:g}" for k, v in limits.items() if k in LIMIT_WORDS]
+    if "choices" in limits:
+        parts.append("one of " + ", ".join(str(c) for c in limits["choices"]))
+    inner = ("items", "keys", "values")
+    return "; ".join(parts + [f"{k} {limits_text(limits[k])}" for k in inner if k in limits])
+
+
+def value_text(value: Any) -> str:
+    """A config value as JSON (``[64, 256]``, ``"softmax"`` without its quotes)."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def show(data: dict[str, Any]) -> list[TextTable]:
+    """``attnsep show NAME``: the claim, the config's fields (type, default, limits, help), the
+    values each preset sets with its jobs and estimated CPU, then the config's description."""
+    from ..engine.plan import duration
+
+    name, presets, cost = data["name"], data["presets"], data["cost"]
+    tuned = ", ".join(str(seed) for seed in data["tuned_on"])
+    about = (
+        ("paper", data["paper"]),
+        ("versions", f"run {data['version']}, criterion {data['criterion_version']}"),
+        ("criterion tuned on", f"master seed {tuned} (any other seed is confirmatory)"),
+    )
+    rows = tuple(
+        (f["name"], f["type"], "(required)" if f["required"] else value_text(f["default"]))
+        + (limits_text(f["limits"]), f["help"])
+        for f in data["fields"]
+    )
+    columns = ("field", "type", "default", "limits", "help")
+    title = f"config of {name} (--set FIELD=VALUE)"
+    fields = TextTable(title, columns, rows, justify="lllll", whole=1)
+    keys = [f["name"] for f in data["fields"] if any(f["name"] in p for p in presets.values())]
+    set_rows = [
+        (key, *(value_text(p[key]) if key in p else "-" for p in presets.values())) for key in keys
+    ]
+    set_rows.append(("jobs", *(str(cost[p]["jobs"]) for p in presets)))
+    cpu = (duration(cost[p]["cpu_seconds"], cost[p]["rough"]) for p in presets)
+    set_rows.append(("CPU estimate", *cpu))
+    notes = tuple(f"--preset {p}: {text}" for p, text in data["preset_help"].items())
+    preset_table = TextTable(
+        f"presets of {name} (- : the default)",
+        ("field", *presets),
+        tuple(set_rows),
+        notes + ("", data["description"]),
+        justify="llll",
+        whole=1,
+    )
+    claim = TextTable(name, ("claim", f"{data['claim']}: {data['title']}"), about, justify="ll")
+    return [claim, fields, preset_table]
+
+
 TABLES: dict[str, Callable[[dict[str, Any]], list[TextTable]]] = {
+    "show": show,
     "list": experiments,
     "runs": runs,
     "claims": claims,
