@@ -16,7 +16,8 @@ import attnsep
 
 PACKAGE = Path(attnsep.__file__).resolve().parent
 CORE = {"attnsep", "attnsep.core"} | {
-    f"attnsep.core.{name}" for name in ("rng", "validate", "device", "io", "random_rows")
+    f"attnsep.core.{name}"
+    for name in ("rng", "validate", "parse", "resources", "device", "io", "random_rows")
 }
 
 

@@ -27,6 +27,11 @@ from pydantic import (
     model_validator,
 )
 
+from .core.parse import auto_or_positive as auto_or_positive  # re-exported: the CLI's parsers
+from .core.parse import int_list as int_list
+from .core.parse import parse_lengths as parse_lengths
+from .core.parse import population_or_count as population_or_count
+from .core.parse import seconds as seconds
 from .core.validate import Registered, distinct_indices, one_line, positive_finite, require
 from .core.validate import allowed as allowed  # re-exported for the CLI (its help lists choices)
 

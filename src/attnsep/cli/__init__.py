@@ -111,11 +111,10 @@ def print_version(asked: bool) -> None:
         raise typer.Exit()
 
 
-def top(
-    version: bool = typer.Option(
-        False, "--version", callback=print_version, is_eager=True, help="Print the version."
-    ),
-) -> None:
+VERSION = typer.Option(False, "--version", callback=print_version, is_eager=True, help="Version.")
+
+
+def top(version: bool = VERSION) -> None:
     """The options before a command (the commands come from ``Group``)."""
 
 
@@ -135,10 +134,7 @@ def main(argv: list[str] | None = None) -> None:
     library's warnings (e.g. a long run) one ``note: ...`` line each."""
     import warnings
 
-    def note(message: Warning | str, *_: Any, **__: Any) -> None:
-        sys.stderr.write(f"note: {message}\n")
-
-    warnings.showwarning = note
+    warnings.showwarning = lambda message, *_: print(f"note: {message}", file=sys.stderr)
     command = typer.main.get_command(app)
     try:
         code = command.main(args=argv, prog_name="attnsep", standalone_mode=False)

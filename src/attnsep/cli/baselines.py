@@ -10,20 +10,8 @@ from typing import Any
 import typer
 
 from ..api import FRONTIER_SOLVERS, frontier_select, frontier_xor
-from ..configs import SelectionFCNConfig, XorFCNConfig, require
-from .common import (
-    FORCE,
-    JSON,
-    QUIET,
-    argument_of,
-    emit_json,
-    fields,
-    int_list,
-    option,
-    output,
-    show,
-    steps_bar,
-)
+from ..configs import SelectionFCNConfig, XorFCNConfig, int_list, require
+from .common import FORCE, JSON, QUIET, argument_of, fields, option, output, print_result, steps_bar
 
 fcn = typer.Typer(
     help="Fully-connected ReLU baselines on sparse XOR and token selection.", no_args_is_help=True
@@ -105,7 +93,7 @@ def frontier_xor_command(
 
     ds = int_list("--d", d, 2, increasing=True)
     result = api.frontier_xor(ds, seeds=seeds, seed=seed, store=store)
-    emit_json(result.report()) if as_json else show(result.table())
+    print_result(result, as_json)
 
 
 @frontier.command("select")
@@ -136,4 +124,4 @@ def frontier_select_command(
     require(solver in FRONTIER_SOLVERS, f"--solver must be one of {allowed}, got {solver!r}")
     given: dict[str, Any] = {"d": d, "seeds": seeds, "seed": seed, "solver": solver, "store": store}
     result = api.frontier_select(Ts, qs, **given)
-    emit_json(result.report()) if as_json else show(result.table())
+    print_result(result, as_json)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ..configs import allowed, require
+from ..configs import allowed
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -52,21 +52,6 @@ def fields(model: type[BaseModel], given: dict[str, Any]) -> dict[str, Any]:
     return {name: value for name, value in given.items() if name in model.model_fields}
 
 
-def int_list(flag: str, text: str, low: int | None, *, increasing: bool = False) -> list[int]:
-    """``16,32,64`` -> ``[16, 32, 64]``: integers ``>= low`` (any when ``low`` is ``None``),
-    strictly increasing with ``increasing``; else one error line."""
-    parts = [p.strip() for p in text.split(",")]
-    signed = low is None or low < 0
-    ok = all((p[1:] if signed and p.startswith("-") else p).isdecimal() for p in parts)
-    ok = ok and (low is None or all(int(p) >= low for p in parts))
-    bound = "" if low is None else f" >= {low}"
-    require(ok, f"{flag} must be comma-separated integers{bound}, got {text!r}")
-    values = [int(p) for p in parts]
-    ordered = not increasing or values == sorted(set(values))
-    require(ordered, f"{flag} must be increasing without repeats, got {text!r}")
-    return values
-
-
 def emit_json(obj: dict[str, Any]) -> None:
     """Print exactly one JSON object on stdout (non-finite numbers are refused)."""
     sys.stdout.write(json.dumps(obj, allow_nan=False) + "\n")
@@ -98,6 +83,11 @@ def output(command: str, data: dict[str, Any], as_json: bool) -> None:
 
     for text in api.text_tables(command, data):
         show(text)
+
+
+def print_result(result: Any, as_json: bool) -> None:
+    """A result's ``report()`` as one JSON object, or its ``table()`` for people."""
+    emit_json(result.report()) if as_json else show(result.table())
 
 
 def fail(message: str) -> typer.Exit:

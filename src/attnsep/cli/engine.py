@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from ..api import DEFAULT_PATH, REPORT_FOLDER
-from ..configs import CALIBRATION_BUDGET, PRESET_HELP, require
-from .common import JSON, QUIET, console, emit_json, fail, output, running, show
+from ..configs import CALIBRATION_BUDGET, PRESET_HELP, require, seconds
+from .common import JSON, QUIET, console, emit_json, fail, output, print_result, running, show
 
 EXPERIMENT = typer.Argument(..., help="Experiment (`attnsep list`; its config: `attnsep show`).")
 EXECUTOR = typer.Option("process", "--executor", help="inline, process or ray.")
@@ -19,26 +18,12 @@ WORKERS_HELP = "Process-pool size (process executor; default: the number of CPUs
 WORKERS = typer.Option(None, "--workers", help=WORKERS_HELP)
 STORE = typer.Option(DEFAULT_PATH, "--store", help="Results database.")
 OUT = typer.Option(REPORT_FOLDER, "--out", help="Report folder.")
-PLAN_HELP = (
-    "Print the jobs per experiment, how many are stored and the estimated CPU and wall time; "
-    "nothing is stored (a short calibration times a few jobs)."
-)
+PLAN_HELP = "Print the jobs, how many are stored, estimated CPU and wall time; store nothing."
 PLAN = typer.Option(False, "--plan", help=PLAN_HELP)
-CALIBRATION_HELP = (
-    "With --plan: seconds per experiment spent timing jobs that have no stored timing (0: none)."
-)
+CALIBRATION_HELP = "With --plan: seconds per experiment timing jobs no timing covers (0: none)."
 CALIBRATION = typer.Option(CALIBRATION_BUDGET, "--calibration", help=CALIBRATION_HELP)
 GRID_HELP = "key=v1,v2,... (repeatable): a grid axis; d_values=64,128 sweeps [64], then [128]."
-SEED_HELP = (
-    "Master seed of every experiment (a fresh, independent run; default: each preset's own, 0). "
-    "A claim judged on a seed its criterion was not tuned on is confirmatory (SPEC Part E)."
-)
-
-
-def check_calibration(seconds: float) -> None:
-    """``--calibration`` is a finite number of seconds ``>= 0`` (with or without ``--plan``)."""
-    ok = math.isfinite(seconds) and seconds >= 0
-    require(ok, f"--calibration must be a finite number of seconds >= 0, got {seconds}")
+SEED_HELP = "Master seed (default: the preset's own); one not tuned on is confirmatory (Part E)."
 
 
 def print_plan(make_plan: Any, title: str, as_json: bool, **given: Any) -> None:
@@ -70,7 +55,7 @@ def reproduce(
     """Rerun every claim of both papers and write the report (index.html, claims.json)."""
     from .. import api
 
-    check_calibration(calibration)
+    seconds("--calibration", calibration)
     chosen = [name for name, on in (("quick", quick), ("standard", standard), ("full", full)) if on]
     require(len(chosen) <= 1, f"choose one of --quick, --standard and --full, got {len(chosen)}")
     preset = chosen[0] if chosen else "quick"
@@ -113,7 +98,7 @@ def sweep(
     """Run an experiment over a grid of its config fields; results go to the store."""
     from .. import api
 
-    check_calibration(calibration)
+    seconds("--calibration", calibration)
     given: dict[str, Any] = {"experiment": experiment, "grid": grid, "fixed": sets}
     given.update(config_file=config_file, preset=preset, store=store_path, executor=executor)
     given.update(workers=workers, address=address)
@@ -122,7 +107,7 @@ def sweep(
         return print_plan(api.sweep_plan, title, as_json, calibration=calibration, **given)
     with running(f"sweep {experiment}", quiet or as_json) as (on_start, on_done):
         result = api.sweep(on_start=on_start, on_done=on_done, **given)
-    emit_json(result.report()) if as_json else show(result.table())
+    print_result(result, as_json)
     if result.summary()["failed"]:
         raise typer.Exit(1)
 

@@ -4,23 +4,14 @@ from __future__ import annotations
 
 import typer
 
-from ..configs import EVAL_SIZE, SelectionTrainConfig, require
-from .common import FORCE, QUIET, fields, int_list, option, output, steps_bar
+from ..configs import EVAL_SIZE, SelectionTrainConfig, parse_lengths, require
+from .common import FORCE, QUIET, fields, option, output, steps_bar
 
 app = typer.Typer(
     help="Sparse token selection (q-sparse averaging): one-layer selector vs the FCN bound.",
     no_args_is_help=True,
 )
 BOUND_D_HELP = "token dimension for the reference losses; default 1 = per coordinate"
-
-
-def parse_lengths(text: str | None, T: int, q: int) -> list[int]:
-    """``20,40,80`` -> ``[20, 40, 80]`` (each an integer >= q); ``None`` -> ``[T, 2T, 4T, 8T]``."""
-    if text is None:
-        return [T, 2 * T, 4 * T, 8 * T]
-    lengths = int_list("--eval-lengths", text, 1)
-    require(min(lengths) >= q, f"--eval-lengths must be integers >= q={q}, got {text!r}")
-    return lengths
 
 
 @app.command("train")
@@ -53,7 +44,9 @@ def train_command(
 
     given = fields(SelectionTrainConfig, locals())
     SelectionTrainConfig(**given, replicas=seeds)  # the fields first, then the lengths
-    given.update(m_p=given.pop("pe_dim"), eval_lengths=parse_lengths(eval_lengths, T, q))
+    given.update(
+        m_p=given.pop("pe_dim"), eval_lengths=parse_lengths("--eval-lengths", eval_lengths, T, q)
+    )
     require(eval_size >= 2, f"--eval-size must be an integer >= 2, got {eval_size}")
     with steps_bar(f"select train (T={T}, q={q})", quiet) as bar:
         run = api.train_selector(

@@ -5,8 +5,16 @@ from __future__ import annotations
 
 import typer
 
-from ..configs import ADAM_LR, OneStepConfig, V1Config, XorTrainConfig, require
-from .common import FORCE, JSON_TABLE, QUIET, fields, int_list, option, output, steps_bar
+from ..configs import (
+    ADAM_LR,
+    OneStepConfig,
+    V1Config,
+    XorTrainConfig,
+    auto_or_positive,
+    int_list,
+    population_or_count,
+)
+from .common import FORCE, JSON_TABLE, QUIET, fields, option, output, steps_bar
 
 app = typer.Typer(
     help="Sparse XOR / k-sparse parity with the query-vector attention model.", no_args_is_help=True
@@ -17,24 +25,6 @@ STEP_SAVE_HELP = "Write the state and metrics to FILE.npz."
 TRAIN_SAVE_HELP = "Write trajectories and state to FILE.npz (attnsep.load reads it)."
 FIGURES_HELP = "Draw train_loss.png and train_attention.png into this folder."
 TRAIN_ETA_HELP = f"Step size, or 'auto' (gd: eta-scale * d^k * ln d; adam: {ADAM_LR:g})."
-
-
-def parse_eta(text: str) -> float | None:
-    """``auto`` (``None``) or a finite positive float."""
-    try:
-        value = None if text == "auto" else float(text)
-    except ValueError:
-        value = float("nan")
-    ok = value is None or 0 < value < float("inf")
-    require(ok, f"--eta must be 'auto' or a finite number > 0, got {text!r}")
-    return value
-
-
-def parse_samples(text: str) -> int | None:
-    """``population`` (``None``: the exact gradient) or a positive integer sample count."""
-    ok = text == "population" or (text.isdecimal() and int(text) >= 1)
-    require(ok, f"--samples must be 'population' or an integer >= 1, got {text!r}")
-    return None if text == "population" else int(text)
 
 
 @app.command("one-step")
@@ -63,7 +53,9 @@ def one_step(
     from .. import api
 
     given = fields(OneStepConfig, locals())
-    given.update(eta=parse_eta(eta), samples=parse_samples(samples))
+    given.update(
+        eta=auto_or_positive("--eta", eta), samples=population_or_count("--samples", samples)
+    )
     given["support"] = None if support is None else tuple(int_list("--support", support, None))
     output("xor one-step", api.xor_one_step(**given, save=save, force=force).report(), as_json)
 
@@ -100,7 +92,7 @@ def train(
     'attnsep xor train-v1'."""
     from .. import api
 
-    given = {**fields(XorTrainConfig, locals()), "eta": parse_eta(eta)}
+    given = {**fields(XorTrainConfig, locals()), "eta": auto_or_positive("--eta", eta)}
     with steps_bar(f"xor train (d={d}, k={k})", quiet) as progress:
         result = api.xor_train(**given, progress=progress, save=save, figures=figures_dir)
     report = result.report()

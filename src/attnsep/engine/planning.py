@@ -72,10 +72,11 @@ def sweep_plan(
         ``as_dict()`` for scripts, [`plan_table`][attnsep.api.plan_table] for people. Raises
         ``CalibrationFailed`` when the calibration cannot time a job.
     """
+    from ..core.parse import seconds
     from .jobs import sweep_jobs
-    from .sweep import check_budget, executor_for
+    from .sweep import executor_for
 
-    check_budget(calibration)
+    seconds("calibration", calibration)
     engine = executor_for(executor, workers, address)
     _, jobs = sweep_jobs(experiment, preset, fixed or {}, grid or {}, config_file)
     return plan({experiment: jobs}, store, engine, budget=calibration)

@@ -3,7 +3,6 @@ executor's options and a plan's calibration budget."""
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -11,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.resources import LONG_COMMAND, duration
-from ..core.validate import require
 from .jobs import Job, unique
 from .store import Store
 
@@ -113,11 +111,3 @@ def run_into(
         store.close()
     rows = tuple(found[key] for key in dict.fromkeys(job.key for job in jobs) if key in found)
     return store.path, rows, outcome
-
-
-def check_budget(calibration: float) -> None:
-    """A plan's calibration budget is a finite number of seconds ``>= 0``."""
-    require(
-        math.isfinite(calibration) and calibration >= 0,
-        f"calibration must be a finite number of seconds >= 0, got {calibration}",
-    )

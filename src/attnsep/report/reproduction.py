@@ -181,10 +181,10 @@ def reproduce_plan(
     calibration
         Seconds per experiment spent timing jobs that have no stored timing (0: none).
     """
+    from ..core.parse import seconds
     from ..engine.planning import plan
-    from ..engine.sweep import check_budget
 
-    check_budget(calibration)
+    seconds("calibration", calibration)
     _, groups, engine = planned(preset, names, seed, executor, workers, address)
     return plan(groups, store, engine, budget=calibration)
 
