@@ -12,6 +12,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import to_jsonable_python
 
 from ..configs import PRESET_HELP
+from ..core.validate import Registered
 from .base import Experiment, preset_overrides
 
 CONSTRAINTS = ("ge", "gt", "le", "lt", "min_length", "max_length", "multiple_of")
@@ -47,6 +48,9 @@ def limits(annotation: Any, metadata: list[Any]) -> dict[str, Any]:
         for key in CONSTRAINTS
         if getattr(item, key, None) is not None
     }
+    for item in metadata:  # a registry that may grow (``configs.AttentionName``)
+        if isinstance(registry := getattr(item, "func", None), Registered):
+            out["choices"] = sorted(registry.names)
     origin, args = get_origin(annotation), get_args(annotation)
     if origin in (Union, types.UnionType):  # ``X | None``: X's limits
         kinds = [a for a in args if a is not type(None)]
