@@ -42,12 +42,12 @@ def test_the_memory_guard_names_the_estimate_and_force_runs_anyway(monkeypatch) 
 
 
 def test_the_time_guard_uses_the_plans_price(monkeypatch) -> None:
-    from attnsep import api
+    from attnsep.engine import plan
 
-    monkeypatch.setattr(api, "price", lambda experiment, config: 7200.0)
+    monkeypatch.setattr(plan, "price", lambda experiment, config: 7200.0)
     with pytest.raises(ValueError, match=r"priced at about 2 h here, over the 1 h"):
         attnsep.xor_one_step(d=16, m=4, seeds=2)
-    monkeypatch.setattr(api, "price", lambda experiment, config: 60.0)
+    monkeypatch.setattr(plan, "price", lambda experiment, config: 60.0)
     attnsep.xor_one_step(d=16, m=4, seeds=2)
 
 

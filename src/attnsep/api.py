@@ -36,7 +36,6 @@ from .configs import (
 from .core.io import writable_folder, writable_target
 from .core.resources import check_resources
 from .core.validate import int_at_least, one_of, require
-from .engine.plan import price
 from .engine.planning import plan as plan
 from .engine.planning import sweep_plan as sweep_plan
 from .engine.runs import export_runs as export_runs
@@ -157,6 +156,8 @@ def xor_one_step(
     if save is not None:
         writable_target(save, ".npz")
     keep = keep_embeddings or save is not None
+    from .engine.plan import price
+
     job = {"d_values": [d], "m_values": [m], "series": ["fixed"], "seeds": seeds}
     check_resources(
         f"one step at d={d}, m={m}, {seeds} seeds",

@@ -27,6 +27,8 @@ from pydantic import (
     model_validator,
 )
 
+from .core.io import REPORT_FOLDER as REPORT_FOLDER  # re-exported: the defaults, once
+from .core.io import STORE_PATH as STORE_PATH
 from .core.parse import auto_or_positive as auto_or_positive  # re-exported: the CLI's parsers
 from .core.parse import int_list as int_list
 from .core.parse import parse_lengths as parse_lengths

@@ -7,8 +7,7 @@ from typing import Any
 
 import typer
 
-from ..api import DEFAULT_PATH, REPORT_FOLDER
-from ..configs import CALIBRATION_BUDGET, PRESET_HELP, require, seconds
+from ..configs import CALIBRATION_BUDGET, PRESET_HELP, REPORT_FOLDER, STORE_PATH, require, seconds
 from .common import JSON, QUIET, console, emit_json, fail, output, print_result, running, show
 
 EXPERIMENT = typer.Argument(..., help="Experiment (`attnsep list`; its config: `attnsep show`).")
@@ -16,7 +15,7 @@ EXECUTOR = typer.Option("process", "--executor", help="inline, process or ray.")
 ADDRESS = typer.Option(None, "--address", help="Ray cluster address (ray executor).")
 WORKERS_HELP = "Process-pool size (process executor; default: the number of CPUs)."
 WORKERS = typer.Option(None, "--workers", help=WORKERS_HELP)
-STORE = typer.Option(DEFAULT_PATH, "--store", help="Results database.")
+STORE = typer.Option(STORE_PATH, "--store", help="Results database.")
 OUT = typer.Option(REPORT_FOLDER, "--out", help="Report folder.")
 PLAN_HELP = "Print the jobs, how many are stored, estimated CPU and wall time; store nothing."
 PLAN = typer.Option(False, "--plan", help=PLAN_HELP)

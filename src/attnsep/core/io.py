@@ -15,6 +15,13 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 
+STORE_PATH = Path("results") / "attnsep.sqlite"
+"""The results store unless one is given (``engine.store``; ``--store``)."""
+REPORT_FOLDER = Path("results") / "report"
+"""The report's folder unless one is given (``report.reproduction``; ``--out``): made with its
+parents; a folder given is made one level deep (its parent must exist)."""
+
+
 def existing_folder(path: str | os.PathLike[str]) -> Path:
     """``path`` as an existing folder that can be written into (nothing is created: a user's
     output goes only into a folder that exists)."""

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote
 
-from ..core.io import existing_folder, make_folder, writable_folder
+from ..core.io import STORE_PATH, existing_folder, make_folder, writable_folder
 from ..core.validate import require
 
 SCHEMA_VERSION = 1
-DEFAULT_PATH = Path("results") / "attnsep.sqlite"
+DEFAULT_PATH = STORE_PATH
 APPLICATION_ID = int.from_bytes(b"attn", "big")
 """``PRAGMA application_id`` of every attnsep store (``0x6174746E``, the bytes ``attn``)."""
 SQLITE_MAGIC = b"SQLite format 3\x00"

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..configs import CALIBRATION_BUDGET
-from ..core.io import make_folder, writable_folder
+from ..core.io import REPORT_FOLDER, make_folder, writable_folder
 from ..core.validate import one_of, require
 from ..engine.store import DEFAULT_PATH, Store, check_readable
 from ..experiments import catalog
@@ -22,9 +22,7 @@ if TYPE_CHECKING:
     from ..engine.jobs import Job
     from ..engine.plan import Plan
 
-FOLDER = Path("results") / "report"
-"""The report's folder unless one is given (made with its parents; a folder given is made one
-level deep: its parent must exist)."""
+FOLDER = REPORT_FOLDER
 
 
 @dataclass(frozen=True)
