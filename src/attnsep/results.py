@@ -58,9 +58,11 @@ class XorStepResult:
     """
 
     raw: OneStepResult
+    """The step's per-replica arrays (``attnsep.train.one_step.OneStepResult``)."""
 
     @property
     def config(self) -> OneStepConfig:
+        """The step's config (``attnsep.configs.OneStepConfig``)."""
         return self.raw.config
 
     @property
@@ -175,12 +177,18 @@ class SelectorResult:
     length first."""
 
     raw: SelectionTrainResult
+    """The training's result (``attnsep.train.selection.SelectionTrainResult``): ``W``, the
+    encodings and the training curve."""
     evals: tuple[LengthEval, ...]
+    """The losses at each evaluation length, the training length first."""
     seconds: float
+    """Wall seconds of the training and the evaluation."""
     eval_size: int = EVAL_SIZE
+    """Evaluation sequences per length."""
 
     @property
     def config(self) -> SelectionTrainConfig:
+        """The training config (``attnsep.configs.SelectionTrainConfig``)."""
         return self.raw.config
 
     @property
@@ -190,7 +198,7 @@ class SelectorResult:
 
     def report(self) -> dict[str, Any]:
         """The JSON object of ``attnsep select train``: the config, the training loss and
-        ``cos(W, W*)`` per replica, and per evaluation length :func:`length_record`."""
+        ``cos(W, W*)`` per replica, and per evaluation length its losses (``length_record``)."""
         c = self.config
         return {
             **c.model_dump(exclude={"replicas"}),
@@ -371,10 +379,13 @@ class FCNResult:
     on token selection (``task="select"``, SPEC B4, B5.4); ``raw`` holds the trained nets."""
 
     task: str
+    """``xor`` or ``select``."""
     raw: XorFCNResult | SelectionFCNResult
+    """The trained nets and their per-replica errors or losses (``attnsep.train.fcn``)."""
 
     @property
     def config(self) -> XorFCNConfig | SelectionFCNConfig:
+        """The training config (``XorFCNConfig`` or ``SelectionFCNConfig``)."""
         return self.raw.config
 
     def report(self) -> dict[str, Any]:
@@ -449,14 +460,23 @@ class ExperimentResult:
     """
 
     name: str
+    """The experiment's name."""
     claim: str
+    """Its claim: the SPEC section (``A7.1``, ``B5.3``, ``C``)."""
     preset: str
+    """The preset its config started from."""
     config: ExperimentConfig
+    """The experiment's typed config, the preset's with the overrides applied."""
     rows: tuple[dict[str, Any], ...]
+    """The stored rows of its jobs, in job order (``status``, ``records``, ``seconds``, ...)."""
     outcome: dict[str, Any]
+    """The verdict on the records: ``verdict``, ``reason``, ``estimates``, ..."""
     computed: int
+    """Jobs computed by this call."""
     cached: int
+    """Jobs read back from the store."""
     store: Path
+    """The results database the rows are stored in."""
 
     @property
     def records(self) -> list[Record]:
@@ -496,16 +516,26 @@ class SweepResult:
     sweep's jobs (job order), ``configs`` the validated grid points."""
 
     experiment: str
+    """The experiment's name."""
     preset: str
+    """The preset the fields started from."""
     configs: tuple[dict[str, Any], ...]
+    """The validated grid points, as plain dicts."""
     rows: tuple[dict[str, Any], ...]
+    """The stored rows of the sweep's jobs, in job order."""
     computed: int
+    """Jobs computed by this call."""
     cached: int
+    """Jobs read back from the store."""
     store: Path
+    """The results database the rows are stored in."""
     job_hashes: tuple[str, ...] = field(repr=False, default=())
+    """The hash of every job of the grid, in grid order (``summary()["jobs"]`` counts the
+    distinct ones)."""
 
     @property
     def records(self) -> list[Record]:
+        """The records of every finished job, in job order."""
         return _records(self.rows)
 
     def summary(self) -> dict[str, Any]:
@@ -556,8 +586,11 @@ class FrontierResult:
     through the engine."""
 
     task: str
+    """``xor`` (SPEC A7.6) or ``select`` (SPEC Part C)."""
     data: dict[str, Any]
+    """The summary of the experiment's records: what ``report()`` returns."""
     experiment: ExperimentResult = field(repr=False)
+    """The run of ``separation-xor`` or ``separation-select`` through the engine."""
 
     def report(self) -> dict[str, Any]:
         """The JSON object of ``attnsep frontier xor|select``."""
