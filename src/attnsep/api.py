@@ -195,8 +195,20 @@ def xor_train(
 
     Parameters
     ----------
-    d, m, seeds, steps, seed, attention
-        As for [`xor_one_step`][attnsep.api.xor_one_step]; ``steps`` training steps.
+    d
+        Input length (positions).
+    m
+        Embedding width; trainable parameters = heads x ``m``.
+    seeds
+        Number of replicas, trained at once.
+    steps
+        Training steps, at most: the run stops early when it diverges or, with
+        ``stop_at_success=True``, once every replica has succeeded.
+    seed
+        Base seed: replica ``e`` draws from the streams ``(seed, e, ...)``, as in
+        [`xor_one_step`][attnsep.api.xor_one_step].
+    attention
+        Attention map (``softmax``, ``linear``, ``erf``, ... see ``attnsep.attention``).
     progress
         Called as ``progress(step, steps)``: with 0 before the first step, then after each.
     save
@@ -239,7 +251,16 @@ def xor_train(
 
 def xor_train_figures(result: XorTrainResult, folder: str | Path) -> list[Path]:
     """The figures of a training run (``attnsep xor train --figures``) written into
-    ``folder``: their paths."""
+    ``folder``: their paths.
+
+    Parameters
+    ----------
+    result
+        A run of [`xor_train`][attnsep.api.xor_train].
+    folder
+        The folder to draw ``train_loss.png`` and ``train_attention.png`` into: an existing
+        one, or a new one in a folder that exists.
+    """
     from .report.xor_train_figures import figures
 
     return figures(result.raw, writable_folder(folder))
@@ -264,8 +285,10 @@ def xor_train_v1(
         Input length (the whole cube of ``2^n`` inputs is split into train and test).
     k
         Support size = number of heads.
-    seeds, seed
-        Number of replicas and base seed (the same split and support as ``xor_train``).
+    seeds
+        Number of replicas, trained at once.
+    seed
+        Base seed (the same split and support as [`xor_train`][attnsep.api.xor_train]).
     progress
         Called as ``progress(epoch, epochs)``: with 0 before the first epoch, then after each.
     **options
@@ -328,8 +351,10 @@ def train_selector(
         Token dimension.
     pe
         ``stochastic`` or ``fixed``.
-    seeds, seed
-        Number of replicas and base seed.
+    seeds
+        Number of replicas, trained at once.
+    seed
+        Base seed of the training and of the evaluation sets.
     eval_lengths
         Lengths ``T'`` to evaluate at besides ``T`` (length generalization).
     eval_size
@@ -433,8 +458,11 @@ def train_fcn(
     ----------
     task
         ``xor`` or ``select``.
-    seeds, seed
-        Number of replicas (default: the config's) and base seed.
+    seeds
+        Number of replicas (``None``: the ``replicas`` default of ``XorFCNConfig`` or
+        ``SelectionFCNConfig``).
+    seed
+        Base seed.
     progress
         Called as ``progress(step, steps)``: with 0 before the first step, then after each
         (training ends early once every replica has finished).
@@ -479,6 +507,11 @@ def experiments() -> list[dict[str, str]]:
 
 def show(name: str) -> dict[str, Any]:
     """What experiment ``name`` is and what its config accepts (``attnsep show NAME``).
+
+    Parameters
+    ----------
+    name
+        An experiment's name (``experiments()``).
 
     Returns
     -------
@@ -539,8 +572,11 @@ def run_experiment(
         ``Executor``), which carries its options.
     store
         The SQLite results database (created if missing).
-    address, workers
-        The Ray cluster address; the process pool's size.
+    address
+        The Ray cluster's address (``host:port``) for ``executor="ray"`` (``None``: a running
+        or a local instance).
+    workers
+        The process pool's size for ``executor="process"`` (``None``: the CPUs).
 
     Returns
     -------
@@ -616,10 +652,21 @@ def sweep(
         ``fixed`` and ``grid``.
     preset
         The preset the fields start from.
-    executor, store, address, workers
-        As for [`run_experiment`][attnsep.api.run_experiment].
-    on_start, on_done
-        Progress: ``on_start(to_run, cached)``, then ``on_done(job, row)`` per finished job.
+    executor
+        ``inline`` (this process), ``process`` (a local pool) or ``ray``; or an executor
+        object, as for [`run_experiment`][attnsep.api.run_experiment].
+    store
+        The SQLite results database (created if missing); a job already in it is not computed
+        again.
+    address
+        The Ray cluster's address (``host:port``) for ``executor="ray"`` (``None``: a running
+        or a local instance).
+    workers
+        The process pool's size for ``executor="process"`` (``None``: the CPUs).
+    on_start
+        Called as ``on_start(to_run, cached)`` once the jobs still to run are known.
+    on_done
+        Called as ``on_done(job, row)`` after each finished job, with its stored row.
 
     Returns
     -------
@@ -649,7 +696,16 @@ def sweep(
 
 def plan_table(found: Plan, title: str = "plan") -> TextTable:
     """A plan as ``attnsep reproduce --plan`` prints it: one row per experiment and the total
-    (jobs, stored, to run, CPU and where the estimates come from), then the wall estimate."""
+    (jobs, stored, to run, CPU and where the estimates come from), then the wall estimate.
+
+    Parameters
+    ----------
+    found
+        A plan of [`plan`][attnsep.api.plan], [`sweep_plan`][attnsep.api.sweep_plan] or
+        [`reproduce_plan`][attnsep.api.reproduce_plan].
+    title
+        The table's title.
+    """
     from .engine import plan as planning
     from .report.text_tables import TextTable
 
@@ -718,8 +774,10 @@ def frontier_xor(
     ----------
     d_values
         Input lengths, increasing.
-    seeds, seed
-        Replicas per probe and base seed.
+    seeds
+        Replicas per probe.
+    seed
+        Base seed.
     store
         The results database; its stored jobs are read back, not computed again.
 
@@ -766,8 +824,10 @@ def frontier_select(
         Subset sizes, increasing, each ``<`` every ``T``.
     d
         Token dimension.
-    seeds, seed
-        Replicas per probe and base seed.
+    seeds
+        Replicas per probe.
+    seed
+        Base seed.
     solver
         ``law`` (losses from the products' law: any ``T``), ``population`` (drawn sequences)
         or ``sgd``.

@@ -29,7 +29,31 @@ def plan(
     cost (``--plan``): jobs stored, CPU and wall time per experiment (``engine.plan.Plan``).
     The store is read, never created or changed; a short calibration (``budget`` seconds per
     experiment, 0 for none) times jobs no timing covers. Raises ``CalibrationFailed`` when it
-    cannot."""
+    cannot.
+
+    Parameters
+    ----------
+    groups
+        Experiment name -> its jobs (``engine.jobs.Job``), in submission order.
+    store
+        The results database whose stored jobs need no running (read only; a missing one
+        holds none).
+    executor
+        The executor the wall time is estimated for: ``inline``, ``process`` or ``ray``, or an
+        executor object.
+    workers
+        The process pool's size for ``executor="process"`` (``None``: the CPUs).
+    address
+        The Ray cluster's address (``host:port``) for ``executor="ray"`` (``None``: a running
+        or a local instance).
+    budget
+        Seconds per experiment spent timing jobs that have no stored timing (0: none).
+
+    Returns
+    -------
+    Plan
+        ``as_dict()`` for scripts, [`plan_table`][attnsep.api.plan_table] for people.
+    """
     from .plan import make_plan  # the calibration's machinery: only for a plan
     from .sweep import executor_for
 
@@ -61,8 +85,28 @@ def sweep_plan(
 
     Parameters
     ----------
-    experiment, grid, fixed, config_file, preset, store, executor, workers, address
-        As for [`sweep`][attnsep.api.sweep].
+    experiment
+        An experiment name ([`experiments`][attnsep.api.experiments]).
+    grid
+        ``{field: [value, ...]}``, or ``["field=v1,v2", ...]``, as for
+        [`sweep`][attnsep.api.sweep].
+    fixed
+        ``{field: value}``, or ``["field=value", ...]``: fields set at every point.
+    config_file
+        A TOML or YAML file with ``set`` and ``grid`` tables.
+    preset
+        The preset the fields start from.
+    store
+        The results database whose stored jobs need no running (read only; a missing one
+        holds none).
+    executor
+        The executor the wall time is estimated for: ``inline``, ``process`` or ``ray``, or an
+        executor object.
+    workers
+        The process pool's size for ``executor="process"`` (``None``: the CPUs).
+    address
+        The Ray cluster's address (``host:port``) for ``executor="ray"`` (``None``: a running
+        or a local instance).
     calibration
         Seconds per experiment spent timing jobs that have no stored timing (0: none).
 

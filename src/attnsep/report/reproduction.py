@@ -33,14 +33,23 @@ class Reproduction:
     report rebuilt from the store)."""
 
     preset: str
+    """``quick``, ``standard`` or ``full``."""
     names: tuple[str, ...]
+    """The experiments reproduced."""
     seed: int | None
+    """The master seed (``None``: each preset's own, 0)."""
     claims: tuple[dict[str, Any], ...]
+    """One dict per claim: ``claim``, ``title``, ``verdict``, ``reason``, ``calibration``, ..."""
     index: Path
+    """The report's ``index.html``."""
     computed: int = 0
+    """Jobs computed."""
     cached: int = 0
+    """Jobs read back from the store."""
     failed: int = 0
+    """Jobs that failed."""
     seconds: float = 0.0
+    """Wall seconds of the whole reproduction."""
 
     def summary(self) -> dict[str, Any]:
         """The preset, the seed, each claim's verdict, the engine's counts and the index file."""
@@ -132,10 +141,27 @@ def reproduce(
         seed its criterion was not tuned on is confirmatory (SPEC Part E).
     out
         The report folder.
-    store, executor, workers, address
-        As for [`run_experiment`][attnsep.api.run_experiment].
-    on_start, on_done
-        Progress, as for [`sweep`][attnsep.api.sweep].
+    store
+        The SQLite results database (created if missing); a job already in it is not computed
+        again.
+    executor
+        ``inline`` (this process), ``process`` (a local pool) or ``ray``; or an executor
+        object, as for [`run_experiment`][attnsep.api.run_experiment].
+    workers
+        The process pool's size for ``executor="process"`` (``None``: the CPUs).
+    address
+        The Ray cluster's address (``host:port``) for ``executor="ray"`` (``None``: a running
+        or a local instance).
+    on_start
+        Called as ``on_start(to_run, cached)`` once the jobs still to run are known.
+    on_done
+        Called as ``on_done(job, row)`` after each finished job, with its stored row.
+
+    Returns
+    -------
+    Reproduction
+        The claims with their verdicts, the report's ``index.html``, and the jobs computed,
+        cached and failed.
     """
     from ..engine.sweep import run_sweep
 
@@ -174,10 +200,31 @@ def reproduce_plan(
 
     Parameters
     ----------
-    preset, names, seed, store, executor, workers, address
-        As for [`reproduce`][attnsep.api.reproduce].
+    preset
+        ``quick``, ``standard`` or ``full``.
+    names
+        The experiments to plan (default: all; see [`experiments`][attnsep.api.experiments]).
+    seed
+        Master seed of every experiment (default: each preset's own, 0).
+    store
+        The results database whose stored jobs need no running (read only; a missing one
+        holds none).
+    executor
+        The executor the wall time is estimated for: ``inline``, ``process`` or ``ray``, or an
+        executor object.
+    workers
+        The process pool's size for ``executor="process"`` (``None``: the CPUs).
+    address
+        The Ray cluster's address (``host:port``) for ``executor="ray"`` (``None``: a running
+        or a local instance).
     calibration
         Seconds per experiment spent timing jobs that have no stored timing (0: none).
+
+    Returns
+    -------
+    Plan
+        ``as_dict()`` for scripts, [`plan_table`][attnsep.api.plan_table] for people. Raises
+        ``CalibrationFailed`` when the calibration cannot time a job.
     """
     from ..core.parse import seconds
     from ..engine.planning import plan
@@ -197,6 +244,12 @@ def report(out: str | Path = FOLDER, store: str | Path = DEFAULT_PATH) -> Reprod
         The report folder.
     store
         The results database of the reproduction (it must exist; it is only read).
+
+    Returns
+    -------
+    Reproduction
+        The claims judged from the stored records and the report's ``index.html``; the
+        engine's counts are 0.
     """
     check_readable(store)
     writable_folder(out, default=Path(out) == FOLDER)

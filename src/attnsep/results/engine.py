@@ -127,7 +127,7 @@ class ExperimentResult:
     def from_saved(
         cls, meta: dict[str, Any], arrays: dict[str, np.ndarray] | None = None
     ) -> ExperimentResult:
-        """The result :meth:`save` wrote (its header ``meta``); the experiment must still be
+        """The result ``save`` wrote (its header ``meta``); the experiment must still be
         registered."""
         name = str(meta["name"])
         return cls(
@@ -239,7 +239,7 @@ class SweepResult:
 
     @classmethod
     def from_saved(cls, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> SweepResult:
-        """The result :meth:`save` wrote (its header ``meta``)."""
+        """The result ``save`` wrote (its header ``meta``)."""
         return cls(
             experiment=str(meta["experiment"]),
             preset=str(meta["preset"]),
@@ -334,7 +334,7 @@ class FrontierResult:
 
     @classmethod
     def from_saved(cls, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> FrontierResult:
-        """The result :meth:`save` wrote (its header ``meta``)."""
+        """The result ``save`` wrote (its header ``meta``)."""
         experiment = ExperimentResult.from_saved(meta["experiment"])
         return cls(str(meta["task"]), saved.decode(meta["data"]), experiment)
 

@@ -156,7 +156,7 @@ class FCNResult:
 
     @classmethod
     def from_saved(cls, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> FCNResult:
-        """The result :meth:`save` wrote (its header ``meta`` and ``arrays``); the nets on the
+        """The result ``save`` wrote (its header ``meta`` and ``arrays``); the nets on the
         CPU."""
         task = str(meta["task"])
         tensors = {name: torch.from_numpy(value) for name, value in arrays.items()}

@@ -59,7 +59,7 @@ def older_entries(**values: Any) -> dict[str, np.ndarray]:
 
 
 def encode(data: Any) -> Any:
-    """Plain data as JSON data that :func:`decode` turns back into equal data: a tuple as
+    """Plain data as JSON data that ``decode`` turns back into equal data: a tuple as
     ``{"__tuple__": [...]}``, a dict with a key other than text (a verdict's ``{4: ...}``) as
     ``{"__items__": [[key, value], ...]}``."""
     if isinstance(data, tuple):
@@ -74,7 +74,7 @@ def encode(data: Any) -> Any:
 
 
 def decode(data: Any) -> Any:
-    """The data :func:`encode` wrote."""
+    """The data ``encode`` wrote."""
     if isinstance(data, list):
         return [decode(item) for item in data]
     if isinstance(data, dict):

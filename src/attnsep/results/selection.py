@@ -90,7 +90,7 @@ class SelectorResult:
 
     def report(self) -> dict[str, Any]:
         """The JSON object of ``attnsep select train``: the config, the training loss and
-        ``cos(W, W*)`` per replica, and per evaluation length :func:`length_record`."""
+        ``cos(W, W*)`` per replica, and per evaluation length ``length_record``."""
         c = self.config
         return {
             **c.model_dump(exclude={"replicas"}),
@@ -133,7 +133,7 @@ class SelectorResult:
 
     @classmethod
     def from_saved(cls, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> SelectorResult:
-        """The result :meth:`save` wrote (its header ``meta`` and ``arrays``)."""
+        """The result ``save`` wrote (its header ``meta`` and ``arrays``)."""
         config = config_from(SelectionTrainConfig, meta["config"])
         encodings = FixedPE(torch.from_numpy(arrays["P"])) if "P" in arrays else None
         raw = SelectionTrainResult(

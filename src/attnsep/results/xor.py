@@ -105,7 +105,7 @@ class XorStepResult:
 
     @classmethod
     def from_saved(cls, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> XorStepResult:
-        """The result :meth:`save` wrote (its header ``meta`` and ``arrays``)."""
+        """The result ``save`` wrote (its header ``meta`` and ``arrays``)."""
         raw = OneStepResult(
             config=config_from(OneStepConfig, meta["config"]),
             eta=float(meta["eta"]),
@@ -240,7 +240,7 @@ class XorTrainResult:
 
     @classmethod
     def from_saved(cls, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> XorTrainResult:
-        """The result :meth:`save` wrote (its header ``meta`` and ``arrays``)."""
+        """The result ``save`` wrote (its header ``meta`` and ``arrays``)."""
         raw = XorTrajectories(
             config=config_from(XorTrainConfig, meta["config"]),
             eta=float(meta["eta"]),

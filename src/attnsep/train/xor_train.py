@@ -185,22 +185,38 @@ class XorTrajectories:
     returns them wrapped (``attnsep.results.XorTrainResult``: save, load, plot)."""
 
     config: XorTrainConfig
+    """The run's config."""
     eta: float
+    """The step size used."""
     seconds: float
-    support: np.ndarray  # E x k
-    theta_init: np.ndarray  # E x H x m
-    theta: np.ndarray  # E x H x m, after the last step
-    weights: np.ndarray  # E x H x d, attention weights after the last step
-    loss: np.ndarray  # E x (T+1): the training objective (population, batch or set)
-    population_loss: np.ndarray  # E x (T+1): the exact population loss (SPEC A4)
-    mass: np.ndarray  # E x (T+1) x H x k: head h's weight on support bit a
-    certified_error: np.ndarray  # E x (T+1) (SPEC A6)
-    test_accuracy: np.ndarray | None = None  # E x (T+1), with a cube split
+    """Wall seconds of the training."""
+    support: np.ndarray
+    """``E x k``: each replica's support bits."""
+    theta_init: np.ndarray
+    """``E x H x m``: the query vectors at initialization."""
+    theta: np.ndarray
+    """``E x H x m``: the query vectors after the last step."""
+    weights: np.ndarray
+    """``E x H x d``: the attention weights after the last step."""
+    loss: np.ndarray
+    """``E x (T+1)``: the training objective (population, batch or set) per step."""
+    population_loss: np.ndarray
+    """``E x (T+1)``: the exact population loss per step (SPEC A4)."""
+    mass: np.ndarray
+    """``E x (T+1) x H x k``: head ``h``'s weight on support bit ``a`` per step."""
+    certified_error: np.ndarray
+    """``E x (T+1)``: the certified worst-case error per step (SPEC A6)."""
+    test_accuracy: np.ndarray | None = None
+    """``E x (T+1)``: the test accuracy per step, with a cube split (else ``None``)."""
     diverged_at: int | None = None
-    device: str = "cpu"  # where it ran: "cpu", "cuda:0", ...
+    """The step at which the training diverged (``None``: it did not)."""
+    device: str = "cpu"
+    """Where it ran: ``cpu``, ``cuda:0``, ..."""
 
     @property
     def steps_run(self) -> int:
+        """Steps taken (``T``): fewer than ``config.steps`` when the run stopped early
+        (``stop_at_success``, or divergence)."""
         return self.loss.shape[1] - 1
 
     @property
