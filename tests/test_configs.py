@@ -4,6 +4,8 @@ one-line errors, and the torch-side registries they mirror."""
 from __future__ import annotations
 
 import inspect
+import subprocess
+import sys
 
 import pytest
 import typer
@@ -31,6 +33,11 @@ from attnsep.train import selection_threshold
 
 def test_checkable_names_match_the_registries_they_stand_for() -> None:
     assert sorted(configs.ATTENTION_MAPS) == sorted(attention.ATTENTION)
+    code = (  # the built-in list, as configs has it before any map is registered
+        "from attnsep import configs; before = sorted(configs.ATTENTION_MAPS)\n"
+        "from attnsep import attention; assert before == sorted(attention.ATTENTION), before"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
     assert configs.INITS == query_heads.INITS
     assert configs.TRAINABLE == selector.TRAINABLE
     assert configs.PE_KINDS == PE_KINDS
