@@ -1,9 +1,10 @@
 """Add the finished jobs' seconds of the given stores to the package's published timings
 (``engine/published_timings.json``), which ``--plan`` uses for jobs no local store has timed.
 
-Usage: ``python bench/publish_timings.py [--only NAME,...] results/standard.sqlite ...``
-(``--only``: the experiments whose timings to publish; default all). It also measures and
-publishes a worker's start-up (``engine.plan.measure_startup``), the fixed cost the plan adds
+Usage: ``python bench/publish_timings.py [--replace] [--only NAME,...] STORE ...``
+(``--only``: the experiments whose timings to publish; default all; ``--replace`` first, with
+``--only``: drop the timings published before for those experiments, after a faster
+algorithm). It also measures and publishes a worker's start-up (``engine.plan.measure_startup``), the fixed cost the plan adds
 per worker.
 """
 
@@ -17,6 +18,8 @@ from attnsep.engine.store import Store
 
 
 def main(argv: list[str]) -> None:
+    replace = argv[:1] == ["--replace"]
+    argv = argv[1:] if replace else argv
     only = None
     if argv[:1] == ["--only"] and len(argv) > 1:
         only, argv = argv[1].split(","), argv[2:]
@@ -25,7 +28,7 @@ def main(argv: list[str]) -> None:
         sys.exit(f"error: give existing store files; missing: {', '.join(missing) or 'none given'}")
     stores = [Store.open_read(p) for p in argv]
     startup = measure_startup()
-    written = write_published_timings(stores, PUBLISHED_TIMINGS, only, startup)
+    written = write_published_timings(stores, PUBLISHED_TIMINGS, only, startup, replace)
     print(f"{written} jobs written; a worker's start-up: {startup:.2f} s")
 
 

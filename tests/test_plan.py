@@ -419,3 +419,18 @@ def test_a_jobs_seconds_leave_out_the_workers_loading(monkeypatch):
     (job,) = tiny_jobs()[:1]
     row = executors.execute(job)
     assert row["status"] == "done" and row["seconds"] < 1.0
+
+
+def test_publishing_with_replace_retires_an_experiments_old_timings(tmp_path):
+    published, source = tmp_path / "published.json", tmp_path / "source.sqlite"
+    (small,) = d_jobs(64)
+    store = Store(source)
+    run_sweep([small], store, "inline")
+    stale = {"experiment": "one-step", "config": {"old": 1}, "seconds": 99.0}
+    other = {"experiment": "select-width", "config": {"old": 2}, "seconds": 5.0}
+    published.write_text(json.dumps({"jobs": {"stale": stale, "other": other}}))
+    planning.write_published_timings([store], published, only=["one-step"])
+    assert set(json.loads(published.read_text())["jobs"]) == {"stale", "other", small.key}
+    planning.write_published_timings([store], published, only=["one-step"], replace=True)
+    store.close()
+    assert set(json.loads(published.read_text())["jobs"]) == {"other", small.key}
