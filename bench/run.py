@@ -44,6 +44,8 @@ BENCHMARKS = {
     "cli_startup": "target 10: attnsep --help, list and a bad-input error vs python -c pass "
     "(CPU <= 0.5 s)",
     "surrogate": "target 11: Gaussian surrogate vs exact sampling, one empirical step at d=256",
+    "select_convergence": "target 12: select-convergence training (B5.1, B5.1b), workspace vs "
+    "fresh arrays, and against its matmul bound",
 }
 OPT_IN = {"standard_xor", "kparity"}
 
