@@ -4,8 +4,8 @@
 Usage: ``python bench/publish_timings.py [--replace] [--only NAME,...] STORE ...``
 (``--only``: the experiments whose timings to publish; default all; ``--replace`` first, with
 ``--only``: drop the timings published before for those experiments, after a faster
-algorithm). It also measures and publishes a worker's start-up (``engine.plan.measure_startup``), the fixed cost the plan adds
-per worker.
+algorithm). It also measures and publishes a worker's start-up
+(``engine.plan.measure_startup``), the fixed cost the plan adds per worker.
 """
 
 from __future__ import annotations

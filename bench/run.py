@@ -46,6 +46,8 @@ BENCHMARKS = {
     "surrogate": "target 11: Gaussian surrogate vs exact sampling, one empirical step at d=256",
     "kparity_steps": "target 12: a kparity-steps job (k=3, d=1024, the full grid of step sizes), "
     "grid descent vs the loop it replaced (~1.5 min)",
+    "select_convergence": "target 13: select-convergence training (B5.1, B5.1b), workspace vs "
+    "fresh arrays, and against its matmul bound",
 }
 OPT_IN = {"standard_xor", "kparity"}
 

@@ -54,11 +54,43 @@ class Draw:
     joins: np.ndarray | None = None
 
 
-def subset(rng: np.random.Generator, batch: int, q: int, m_p: int, kind: str) -> np.ndarray:
-    """``batch x q x m_p`` encodings: uniform unit vectors (``sphere``) or ``N(0, I/m_p)``."""
-    on_y = rng.standard_normal((batch, q, m_p))
+ROW_BLOCK = 1 << 15
+"""Entries per block of :func:`row_norms`' scratch (256 KiB: it stays in cache)."""
+
+
+def row_norms(x: np.ndarray) -> np.ndarray:
+    """``np.linalg.norm(x, axis=-1)``, the same bits (its ``sqrt(add.reduce(x * x))``, pairwise
+    along each row), through a small scratch block instead of an ``x``-sized temporary: a fresh
+    array of hundreds of MB costs its page faults, several times its arithmetic."""
+    flat = x.reshape(-1, x.shape[-1])
+    rows = max(1, ROW_BLOCK // max(1, x.shape[-1]))
+    square = np.empty((min(rows, len(flat)), x.shape[-1]))
+    out = np.empty(len(flat))
+    for start in range(0, len(flat), rows):
+        block = flat[start : start + rows]
+        scratch = square[: len(block)]
+        np.multiply(block, block, out=scratch)
+        np.add.reduce(scratch, axis=-1, out=out[start : start + rows])
+    return np.sqrt(out, out=out).reshape(x.shape[:-1])
+
+
+def subset(
+    rng: np.random.Generator,
+    batch: int,
+    q: int,
+    m_p: int,
+    kind: str,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
+    """``batch x q x m_p`` encodings: uniform unit vectors (``sphere``) or ``N(0, I/m_p)``;
+    ``out`` (C-contiguous float64 of that shape), if given, is filled and returned (the same
+    numbers as a fresh array)."""
+    if out is None:
+        on_y = rng.standard_normal((batch, q, m_p))
+    else:
+        on_y = rng.standard_normal(out=out)
     if kind == "sphere":
-        on_y /= np.linalg.norm(on_y, axis=-1, keepdims=True)
+        on_y /= row_norms(on_y)[..., None]
     else:
         on_y /= math.sqrt(m_p)
     return on_y
@@ -114,26 +146,45 @@ def sphere_parts(
 
 
 def draw(
-    rng: np.random.Generator, batch: int, T: int, q: int, m_p: int, kind: str, recipe: Recipe
+    rng: np.random.Generator,
+    batch: int,
+    T: int,
+    q: int,
+    m_p: int,
+    kind: str,
+    recipe: Recipe,
+    out: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Draw:
-    """``batch`` sequences' draws from ``rng``, in the recipe's order (:data:`RECIPES`)."""
-    on_y = subset(rng, batch, q, m_p, kind)
+    """``batch`` sequences' draws from ``rng``, in the recipe's order (:data:`RECIPES`); ``out``
+    (``parts`` recipe): arrays ``(on_y, normal)`` to fill instead of fresh ones (the same
+    numbers; a caller that draws every step reuses them)."""
+    on_y = subset(rng, batch, q, m_p, kind, None if out is None else out[0])
     shape = (batch, T - q)
     if recipe != "parts":
         return Draw(on_y, coordinates(rng, shape, m_p, kind, recipe))
-    normal = rng.standard_normal((batch, m_p))
+    normal = rng.standard_normal((batch, m_p)) if out is None else rng.standard_normal(out=out[1])
     if kind != "sphere":
         return Draw(on_y, coordinates(rng, shape, m_p, kind, recipe), normal)
     t, perp, walk, joins = sphere_parts(rng, shape, m_p)
     return Draw(on_y, t, normal, perp, walk, joins)
 
 
-def stack(draws: list[Draw]) -> Draw:
-    """The draws of several replicas stacked on a new first axis."""
-    fields = zip(*(vars(d).values() for d in draws), strict=True)
-    on_y, t, *rest = (None if arrays[0] is None else np.stack(arrays) for arrays in fields)
+def stack(draws: list[Draw], **given: np.ndarray) -> Draw:
+    """The draws of several replicas stacked on a new first axis (one replica: views, no copy);
+    fields in ``given`` are taken as they are (arrays the draws were made into, ``draw``'s
+    ``out``, one slice per replica)."""
+
+    def field(name: str) -> np.ndarray | None:
+        if name in given:
+            return given[name]
+        arrays = [getattr(d, name) for d in draws]
+        if arrays[0] is None:
+            return None
+        return arrays[0][None] if len(arrays) == 1 else np.stack(arrays)
+
+    on_y, t = field("on_y"), field("t")
     assert on_y is not None and t is not None  # every draw has its subset and coordinates
-    return Draw(on_y, t, *rest)
+    return Draw(on_y, t, *(field(name) for name in ("normal", "perp", "walk", "joins")))
 
 
 def products(on_y: Array, t: Array, v: Array) -> tuple[Array, Array]:

@@ -21,11 +21,14 @@ so the batch grows like ``m_p``. Calibrated on seeds 100 and 101 (never the pres
 evaluation noise (±2%) of the family's best at ``m_p = 512`` (``α = 4.22`` against the best
 4.33); ``κ S = 600`` leaves ``α`` 0.2 short (+2%, up to +16% at ``κ S = 300``).
 
-Cost (one thread, CPU seconds): about ``0.1 ms`` per sequence at ``m_p = 512`` (``0.39 ms`` at
-1024; a step costs ``B m_p²``), so a job costs ``1600 m_p`` sequences: about 4, 19,
-80 s at ``m_p = 128, 256, 512``, 640 s at 1024 and over 5000 s at 2048. The ``standard``
-preset (4 seeds) therefore stops at ``m_p = 512`` (about 415 job-seconds with the evaluation
-and the family's draws); ``m_p = 1024`` alone would add about 2600.
+Cost (one thread, CPU seconds, a shared 2-core machine): a step costs its two products
+(``2 B m_p²`` multiply-adds) and ``(q + 1) m_p`` normal draws per sequence (``train.selection``,
+:func:`b51_work`); measured, about 0.07, 0.2 and 0.6 ms per sequence at ``m_p = 512``, 1024 and
+2048, so a job (``1600 m_p`` sequences) costs about 4, 15, 60 s at ``m_p = 128, 256, 512``,
+about 400 s at 1024 and 2000 to 3000 s at 2048, where the products take 0.55 to 0.75 of it
+(``bench/bench_select_convergence.py``). The ``standard`` preset (4 seeds) therefore stops at
+``m_p = 512`` (about 350 job-seconds with the evaluation and the family's draws); ``m_p =
+1024`` alone would add about 1600.
 """
 
 from __future__ import annotations
@@ -417,26 +420,55 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
 # --- cost (``attnsep reproduce --plan``): the work of one job ---------------------------------
 
 
+DRAW = 180
+"""Multiply-adds one normal draw costs (numpy's generator; measured with one thread: 12.4 ns a
+normal, 67.6 ps a multiply-add of the step's float64 products)."""
+STEP_TOKEN = 1000
+"""Multiply-adds per sequence and token of a law-drawn step: its scalar draws (coordinates, the
+walk's parts), the walk and the softmax (65 to 88 ns, measured at ``m_p = 2``)."""
+STEP = 1.3e7
+"""Multiply-adds of a step's fixed cost: its Python and small tensors (0.9 ms, measured)."""
+FAMILY_WIDTH, FAMILY_TOKEN = 1600, 350
+"""The family's best (``exact.family``), per sample: two draws of the ``q`` encodings per unit of
+width, and each of the search's loss evaluations per token (measured: 0.15 s at ``m_p = 64``
+and 0.35 s at 512, 4096 samples, ``T = 20``)."""
+EVAL = 400
+"""Multiply-adds per evaluation sequence, token and unit of width (explicit encodings, 27 ns)."""
+
+
+def b51_work(c: costs.Config, m: int) -> float:
+    """One B5.1 job at width ``m``: ``steps`` steps, each of ``B = batch_per_dim · m`` sequences
+    with its two products (``2 rows · m`` multiply-adds, ``rows = m``, or ``d + m`` for the full
+    ``W``), ``(q + 1) m`` normal draws and :data:`STEP_TOKEN` per token, and :data:`STEP`; then
+    the family's best and the evaluation. The products dominate from ``m_p ≈ 512`` on (``B m²``
+    against ``B m``): a job grows like ``m³`` there, like ``m²`` below."""
+    from ..exact.family import GOLDEN_ROUNDS, GRID_POINTS
+
+    batch = max(1, round(c["batch_per_dim"] * m))
+    rows = m + (c["d"] if c.get("trainable", "position") == "full" else 0)
+    per_sequence = 2 * rows * m + DRAW * (c["q"] + 1) * m + STEP_TOKEN * c["T"]
+    searches = GRID_POINTS + GOLDEN_ROUNDS
+    family = c["family_samples"] * (FAMILY_WIDTH * m + FAMILY_TOKEN * searches * c["T"])
+    return c["steps"] * (batch * per_sequence + STEP) + family + EVAL * c["eval_size"] * c["T"] * m
+
+
+def paper_work(c: costs.Config, m: int) -> float:
+    """One B5.1b job at width ``m``: ``paper_steps_per_dim · m`` steps of ``paper_batch``
+    sequences, each with its two products (``2 (d + m) m`` multiply-adds), ``(q + 1) m`` normal
+    draws and :data:`costs.SGD_TOKEN_OVERHEAD` per token (its tokens, the softmax; measured:
+    6400 at ``m_p = 2``), and :data:`STEP` per step (measured: 1 ms)."""
+    per_sequence = 2 * (c["d"] + m) * m + DRAW * (c["q"] + 1) * m
+    per_sequence += costs.SGD_TOKEN_OVERHEAD * c["T"]
+    return c["paper_steps_per_dim"] * m * (c["paper_batch"] * per_sequence + STEP)
+
+
 def work(c: costs.Config) -> costs.Parts:
-    """B5.1's runs, and B5.1b's (``paper_widths``, absent from older configs): SGD on the full
-    ``W`` with ``steps ∝ m_p``, each sequence ``(d + m_p) m_p`` for its two products plus
-    :data:`costs.SGD_TOKEN_OVERHEAD` per token (its draws; measured at ``T = 20``: 30 and 91 µs per
-    sequence at ``m_p = 128`` and 512), beside the family's best."""
-    parts = {
-        "": len(c["seeds"])
-        * sum(
-            costs.selector_training(c, m, c["T"])
-            + costs.family_search(c["family_samples"], [c["T"]], m)
-            for m in c["pe_dims"]
-        )
-    }
+    """B5.1's runs (:func:`b51_work`) and B5.1b's (:func:`paper_work`; ``paper_widths``,
+    absent from older configs), in multiply-adds."""
+    parts = {"": len(c["seeds"]) * sum(b51_work(c, m) for m in c["pe_dims"])}
     widths = c.get("paper_widths", [])
     if widths:
-        per_sequence = [(c["d"] + m) * m + costs.SGD_TOKEN_OVERHEAD * c["T"] for m in widths]
-        parts["paper-setting"] = len(c["seeds"]) * sum(
-            c["paper_steps_per_dim"] * m * c["paper_batch"] * cost
-            for m, cost in zip(widths, per_sequence, strict=True)
-        )
+        parts["paper-setting"] = len(c["seeds"]) * sum(paper_work(c, m) for m in widths)
     return parts
 
 
@@ -456,9 +488,9 @@ EXPERIMENT = register(
         version=2,
         hypotheses=hypotheses,
         criterion_version=2,
-        # Job-seconds (one thread): quick ~20 s (+25 s for B5.1b); standard ~415 s (4 seeds x
-        # about 6, 18, 80 s at m_p = 128, 256, 512) and B5.1b's ~1000 s (4 x 16, 45, 190 s);
-        # m_p = 1024 would add ~2600 s and 2048 over 20000 s.
+        # Job-seconds (one thread): quick ~20 s (+25 s for B5.1b); standard ~350 s (4 seeds x
+        # about 5, 15, 60 s at m_p = 128, 256, 512) and B5.1b's ~1000 s (4 x 16, 45, 190 s);
+        # full adds m_p = 1024 (~400 s a job) and 2048 (2000 to 3000 s a job), 8 seeds.
         presets={
             "quick": {
                 "pe_dims": [16, 32, 64],

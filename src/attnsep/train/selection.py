@@ -35,6 +35,11 @@ vector of ``v^⊥``, independent of the past). A sequence costs ``O(q m_p + T)``
 (``m_p = 512``, batch 256) costs its two ``D x m_p`` products (bench row 6); the draws come
 from the streams ``(seed, e, "pe-law", "train", t)``, never from the explicit
 ``(seed, e, "pe", ...)`` ones (``pe_draws="explicit"``).
+
+Cost of a law-drawn step: its two products ``v = W u`` and ``mean_b g uᵀ`` (``2 B m_p²``
+multiply-adds, ``B = 4 m_p`` in B5.1) and ``(q + 1) m_p`` normals per sequence; everything else
+is a few passes over ``B x m_p`` arrays, made in a :class:`Workspace` that the steps reuse, with
+the same operations, and so the same bits, as on fresh arrays (``bench_select_convergence``).
 """
 
 from __future__ import annotations
@@ -84,6 +89,40 @@ def _step_loss(
     return (f - sts(data.X, data.y)).pow(2).sum(dim=-1).mean(dim=-1)
 
 
+@dataclass
+class Workspace:
+    """The arrays a law-drawn step fills, kept from one step to the next: at ``m_p = 2048`` and
+    a batch of ``8192`` each ``B x m_p`` array is 134 MB, and a fresh one costs its page faults,
+    more than the arithmetic done in it. numpy draws the subset's encodings ``on_y``
+    (``E x B x q x m``) and the directions ``normal`` (``E x B x m``) into them; torch fills
+    ``u = u_y`` (``E x B x m``), ``v = W z_q`` and ``g`` (``E x B x rows``, ``rows = m``, or
+    ``D`` for the full ``W``), ``side`` (``E x B x m``) and the gradient ``grad``
+    (``E x rows x m``)."""
+
+    on_y: np.ndarray
+    normal: np.ndarray
+    u: torch.Tensor
+    v: torch.Tensor
+    g: torch.Tensor
+    side: torch.Tensor
+    grad: torch.Tensor
+
+    @classmethod
+    def of(cls, replicas: int, batch: int, q: int, m_p: int, rows: int) -> Workspace:
+        def tensor(*shape: int) -> torch.Tensor:
+            return torch.empty(replicas, *shape, dtype=torch.float64)
+
+        return cls(
+            np.empty((replicas, batch, q, m_p)),
+            np.empty((replicas, batch, m_p)),
+            tensor(batch, m_p),
+            tensor(batch, rows),
+            tensor(batch, rows),
+            tensor(batch, m_p),
+            tensor(rows, m_p),
+        )
+
+
 def law_draws(
     seed: int,
     replicas: range,
@@ -93,16 +132,22 @@ def law_draws(
     q: int,
     m_p: int,
     kind: str,
+    work: Workspace | None = None,
 ) -> products.Draw:
     """One batch's draws for :func:`law_terms` and :func:`sampled_law_terms`
     (``exact.products.draw``, ``parts`` recipe), stacked over the replicas; replica ``e`` draws
-    from stream ``(seed, e, "pe-law", *key)`` only (independent of ``E``)."""
+    from stream ``(seed, e, "pe-law", *key)`` only (independent of ``E``). With ``work`` the
+    subset's encodings and the directions are drawn into its arrays (the same numbers)."""
 
-    def one(e: int) -> products.Draw:
+    def one(i: int, e: int) -> products.Draw:
         rng = np.random.default_rng(stream_seed(seed, e, "pe-law", *key))
-        return products.draw(rng, batch, T, q, m_p, kind, "parts")
+        out = None if work is None else (work.on_y[i], work.normal[i])
+        return products.draw(rng, batch, T, q, m_p, kind, "parts", out)
 
-    return products.stack([one(e) for e in replicas])
+    draws = [one(i, e) for i, e in enumerate(replicas)]
+    if work is None:
+        return products.stack(draws)
+    return products.stack(draws, on_y=work.on_y, normal=work.normal)
 
 
 def _walk_norm(steps: np.ndarray, cosines: np.ndarray) -> np.ndarray:
@@ -132,108 +177,163 @@ def _chunked_walk_norm(steps: np.ndarray, cosines: np.ndarray, joins: np.ndarray
     return _walk_norm(sums, joins)
 
 
-def _law_logits(v_p: torch.Tensor, draws: products.Draw) -> tuple[torch.Tensor, torch.Tensor]:
+def _law_logits(
+    v_p: torch.Tensor, draws: products.Draw, in_place: bool = False
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Position logits ``p_i · v_p`` (subset first, ``E x B x T``) and the unit vector along
-    ``v_p`` (``e_1`` where ``v_p = 0``; the law off ``y`` does not depend on it)."""
+    ``v_p`` (``e_1`` where ``v_p = 0``; the law off ``y`` does not depend on it); with
+    ``in_place`` the unit vector is written over ``v_p``."""
     on_y, t = torch.from_numpy(draws.on_y), torch.from_numpy(draws.t)
-    inside, outside = products.products(on_y, t, v_p)
+    inside = torch.einsum("...qm,...m->...q", on_y, v_p)
     norm = torch.linalg.vector_norm(v_p, dim=-1, keepdim=True)
-    first = torch.zeros(v_p.shape[-1], dtype=v_p.dtype)
-    first[0] = 1.0
-    unit = torch.where(norm > 0, v_p / norm.clamp_min(1e-300), first)
-    return torch.cat([inside, outside], dim=-1), unit
+    logits = torch.cat([inside, norm * t], dim=-1)
+    unit = torch.div(v_p, norm.clamp_min(1e-300), out=v_p if in_place else None)
+    zero = ~(norm[..., 0] > 0)
+    if bool(zero.any()):
+        unit[zero] = 0.0
+        unit[..., 0][zero] = 1.0
+    return logits, unit
 
 
 def _law_position_gradient(
-    c: torch.Tensor, draws: products.Draw, unit: torch.Tensor, kind: str
+    c: torch.Tensor,
+    draws: products.Draw,
+    unit: torch.Tensor,
+    kind: str,
+    out: torch.Tensor | None = None,
+    side: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """``Σ_i c_i p_i`` (``E x B x m``) for the logits' gradients ``c`` (``E x B x T``, subset
     first), exact in distribution: the subset's encodings as drawn, the others along ``unit``
-    by their coordinates and orthogonal to it by one isotropic draw of the walk's norm."""
+    by their coordinates and orthogonal to it by one isotropic draw of the walk's norm.
+
+    ``out`` receives the result and ``side`` (``E x B x m``) the orthogonal part, when given;
+    ``unit`` is spent (scaled in place). The operations, and so the bits, are those of
+    ``subset + along * unit + side`` on fresh arrays."""
     q = draws.on_y.shape[-2]
     c_out = c[..., q:]
     normal = torch.from_numpy(draws.normal)
-    side = normal - (normal * unit).sum(dim=-1, keepdim=True) * unit
+    side = torch.mul(normal, unit, out=side)
+    torch.mul(side.sum(dim=-1, keepdim=True), unit, out=side)
+    torch.sub(normal, side, out=side)
     if kind == "sphere":
         assert draws.walk is not None and draws.joins is not None  # the sphere's parts recipe
         steps = c_out.numpy() * draws.perp
         length = torch.from_numpy(_chunked_walk_norm(steps, draws.walk, draws.joins))
-        side = side * (length.unsqueeze(-1) / side.norm(dim=-1, keepdim=True).clamp_min(1e-300))
+        side.mul_(length.unsqueeze(-1) / side.norm(dim=-1, keepdim=True).clamp_min(1e-300))
     else:
-        side = side * (c_out.pow(2).sum(dim=-1, keepdim=True) / unit.shape[-1]).sqrt()
+        side.mul_((c_out.pow(2).sum(dim=-1, keepdim=True) / unit.shape[-1]).sqrt())
     along = (c_out * torch.from_numpy(draws.t)).sum(dim=-1, keepdim=True)
-    subset = torch.einsum("ebq,ebqm->ebm", c[..., :q], torch.from_numpy(draws.on_y))
-    return subset + along * unit + side
+    on_y = torch.from_numpy(draws.on_y)
+    rows = c.shape[0] * c.shape[1]
+    weights, encodings = c[..., :q].reshape(rows, 1, q), on_y.reshape(rows, q, -1)
+    if out is not None and out.is_contiguous():
+        torch.bmm(weights, encodings, out=out.view(rows, 1, -1))
+    else:  # "ebq,ebqm->ebm" as torch.einsum computes it, the same bits
+        subset = torch.bmm(weights, encodings).view(*c.shape[:2], -1)
+        out = subset if out is None else out.copy_(subset)
+    out.add_(unit.mul_(along))
+    return out.add_(side)
 
 
 def law_terms(
-    W_pp: torch.Tensor, draws: products.Draw, d: int, kind: str
+    W_pp: torch.Tensor, draws: products.Draw, d: int, kind: str, work: Workspace | None = None
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Per sequence, exact in distribution (module docstring): ``(loss, g, u)`` with
     ``loss = d Σ_i (s_i − 1{i∈y}/q)²`` (``E x B``), ``g = Σ_i (∂loss/∂a_i) p_i`` and ``u = u_y``
-    (``E x B x m``); the gradient of the loss in ``W_pp`` (``E x m x m``) is ``mean_b g uᵀ``."""
+    (``E x B x m``); the gradient of the loss in ``W_pp`` (``E x m x m``) is ``mean_b g uᵀ``.
+    ``work``: arrays to fill instead of fresh ones (the same bits)."""
     q = draws.on_y.shape[-2]
-    u = torch.from_numpy(draws.on_y).sum(dim=-2)
-    logits, unit = _law_logits(torch.bmm(u, W_pp.transpose(-1, -2)), draws)
+    on_y = torch.from_numpy(draws.on_y)
+    u = on_y.sum(dim=-2) if work is None else torch.sum(on_y, dim=-2, out=work.u)
+    transposed = W_pp.transpose(-1, -2)
+    v = torch.bmm(u, transposed) if work is None else torch.bmm(u, transposed, out=work.v)
+    logits, unit = _law_logits(v, draws, in_place=work is not None)
     s = products.weights(logits)
     loss = products.subset_loss(s[..., :q], s[..., q:].pow(2).sum(dim=-1), d)
     gap = s.clone()
     gap[..., :q] -= 1.0 / q
     c = (2 * d) * s * (gap - (s * gap).sum(dim=-1, keepdim=True))
-    return loss, _law_position_gradient(c, draws, unit, kind), u
+    buffers = (None, None) if work is None else (work.g, work.side)
+    return loss, _law_position_gradient(c, draws, unit, kind, *buffers), u
 
 
 def sampled_law_terms(
-    W_cols: torch.Tensor, X: torch.Tensor, draws: products.Draw, kind: str
+    W_cols: torch.Tensor,
+    X: torch.Tensor,
+    draws: products.Draw,
+    kind: str,
+    work: Workspace | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """The sampled loss of the full ``W`` (SGD) with its encodings drawn by law: per sequence
     ``(loss, g, u)`` with ``loss = ‖f − STS‖²`` (``E x B``), ``g = Σ_i (∂loss/∂a_i) z_i``
     (``E x B x D``) and ``u = u_y``; the gradient in ``W[:, d:]`` (``E x D x m``) is
     ``mean_b g uᵀ``. ``W_cols`` is ``W[:, :, d:]``; the tokens ``X`` (``E x B x T x d``) are
-    drawn as they are, the subset at their first ``q`` positions (exchangeable)."""
+    drawn as they are, the subset at their first ``q`` positions (exchangeable). ``work``:
+    arrays to fill instead of fresh ones (the same bits)."""
     d, q = X.shape[-1], draws.on_y.shape[-2]
-    u = torch.from_numpy(draws.on_y).sum(dim=-2)
-    v = torch.bmm(u, W_cols.transpose(-1, -2))  # W z_q, E x B x D
-    positions, unit = _law_logits(v[..., d:], draws)
+    on_y = torch.from_numpy(draws.on_y)
+    u = on_y.sum(dim=-2) if work is None else torch.sum(on_y, dim=-2, out=work.u)
+    transposed = W_cols.transpose(-1, -2)
+    v = torch.bmm(u, transposed) if work is None else torch.bmm(u, transposed, out=work.v)
+    positions, unit = _law_logits(v[..., d:], draws, in_place=work is not None)
     s = torch.softmax(torch.einsum("ebtk,ebk->ebt", X, v[..., :d]) + positions, dim=-1)
     f = torch.einsum("ebt,ebtk->ebk", s, X)
     error = f - X[..., :q, :].mean(dim=-2)
     along_error = torch.einsum("ebtk,ebk->ebt", X, 2 * error)
     c = s * (along_error - (s * along_error).sum(dim=-1, keepdim=True))
-    g = torch.cat(
-        [torch.einsum("ebt,ebtk->ebk", c, X), _law_position_gradient(c, draws, unit, kind)], -1
-    )
+    g = torch.empty(*c.shape[:2], v.shape[-1], dtype=v.dtype) if work is None else work.g
+    g[..., :d] = torch.einsum("ebt,ebtk->ebk", c, X)
+    side = None if work is None else work.side
+    _law_position_gradient(c, draws, unit, kind, g[..., d:], side)
     return error.pow(2).sum(dim=-1), g, u
 
 
-def _law_step(
-    config: SelectionTrainConfig, W: torch.Tensor, step: int
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per-replica loss (``E``) and gradient (``E x D x D``) of a step whose stochastic
-    encodings are drawn by law: the population loss of the position block, or the sampled
-    loss of the full ``W`` on the step's tokens (stream ``(seed, e, "tokens", "train", t)``)."""
-    d, key = config.d, ("train", step)
-    draws = law_draws(
-        config.seed,
-        range(config.replicas),
-        key,
-        config.batch,
-        config.T,
-        config.q,
-        config.pe_dim,
-        config.pe_kind,
-    )
-    if config.objective == "population":
-        loss, g, u = law_terms(W[:, d:, d:], draws, d, config.pe_kind)
-        rows = slice(d, None)
-    else:
-        task = TokenSelection.of(config)
-        X = task.tokens(config.seed, config.replicas, config.batch, key, length=config.T)
-        loss, g, u = sampled_law_terms(W[:, :, d:], X, draws, config.pe_kind)
-        rows = slice(None)
-    grad = torch.zeros_like(W)
-    grad[:, rows, d:] = torch.bmm(g.transpose(-1, -2), u) / config.batch
-    return loss.mean(dim=-1), grad
+class _LawSteps:
+    """The steps of :func:`train` whose stochastic encodings are drawn by law: the population
+    loss of the position block, or the sampled loss of the full ``W`` on the step's tokens
+    (stream ``(seed, e, "tokens", "train", t)``); one :class:`Workspace` for all of them."""
+
+    def __init__(self, config: SelectionTrainConfig) -> None:
+        self.config = config
+        population = config.objective == "population"
+        size = config.pe_dim if population else config.d + config.pe_dim
+        self.work = Workspace.of(config.replicas, config.batch, config.q, config.pe_dim, size)
+        # the rows of W a step moves (the mask's), and the rows of g that reach them
+        position = config.trainable == "position"
+        self.rows = slice(config.d if position else 0, None)
+        self.g_rows = slice(config.d if position and not population else 0, None)
+
+    def __call__(
+        self, W: torch.Tensor, step: int
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Per-replica loss (``E``) and the step's ``(g, u)`` (:meth:`update`)."""
+        config, d, key = self.config, self.config.d, ("train", step)
+        draws = law_draws(
+            config.seed,
+            range(config.replicas),
+            key,
+            config.batch,
+            config.T,
+            config.q,
+            config.pe_dim,
+            config.pe_kind,
+            self.work,
+        )
+        if config.objective == "population":
+            loss, g, u = law_terms(W[:, d:, d:], draws, d, config.pe_kind, self.work)
+        else:
+            task = TokenSelection.of(config)
+            X = task.tokens(config.seed, config.replicas, config.batch, key, length=config.T)
+            loss, g, u = sampled_law_terms(W[:, :, d:], X, draws, config.pe_kind, self.work)
+        return loss.mean(dim=-1), g, u
+
+    def update(self, W: torch.Tensor, g: torch.Tensor, u: torch.Tensor, rate: float) -> None:
+        """``W −= rate · mask · (g uᵀ / B)`` in place, on the block the mask keeps (the mask's
+        ones leave the bits as they are)."""
+        grad = torch.bmm(g.transpose(-1, -2), u, out=self.work.grad)
+        grad.div_(self.config.batch).mul_(rate)
+        W[:, self.rows, self.config.d :] -= grad[:, self.g_rows]
 
 
 def train(
@@ -246,19 +346,22 @@ def train(
     by_law = config.pe == "stochastic" and config.pe_draws == "law"
     W = torch.zeros(config.replicas, size, size, dtype=torch.float64, requires_grad=not by_law)
     mask = trainable_mask(config.d, config.pe_dim, config.trainable)
+    law = _LawSteps(config) if by_law else None
     losses = torch.empty(config.steps, config.replicas, dtype=torch.float64)
     for step in range(config.steps):
-        if by_law:
-            loss, grad = _law_step(config, W, step)
+        if law is not None:
+            loss, g, u = law(W, step)
         else:
             loss = _step_loss(config, W, pe, step)
         if not bool(torch.isfinite(loss).all()):
             raise ValueError(f"training diverged at step {step} (loss {loss.tolist()}): lower lr")
-        if not by_law:
-            (grad,) = torch.autograd.grad(loss.sum(), W)
         rate = config.lr * (1.0 - step / config.steps)
-        with torch.no_grad():
-            W -= rate * mask * grad
+        if law is not None:
+            law.update(W, g, u, rate)
+        else:
+            (grad,) = torch.autograd.grad(loss.sum(), W)
+            with torch.no_grad():
+                W -= rate * mask * grad
         losses[step] = loss.detach()
         if progress is not None:
             progress(step + 1, config.steps)
