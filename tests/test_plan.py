@@ -434,3 +434,16 @@ def test_publishing_with_replace_retires_an_experiments_old_timings(tmp_path):
     planning.write_published_timings([store], published, only=["one-step"], replace=True)
     store.close()
     assert set(json.loads(published.read_text())["jobs"]) == {"other", small.key}
+
+
+def test_reproduce_plan_prints_one_json_object(tmp_path):
+    result = attnsep(
+        "reproduce", "--quick", "--only", "one-step,select-width", "--plan", "--calibration", "0",
+        "--json", "--store", str(tmp_path / "none.sqlite"),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    plan = result.json()
+    assert [e["experiment"] for e in plan["experiments"]] == ["one-step", "select-width"]
+    assert plan["wall_seconds"] > 0 and plan["cpu_seconds"] > 0
+    assert plan["startup_seconds"] is not None  # a worker's published start-up
+    assert not (tmp_path / "none.sqlite").exists()

@@ -50,6 +50,7 @@ def reproduce(
     plan: bool = PLAN,
     calibration: float = CALIBRATION,
     seed: int | None = typer.Option(None, "--seed", help=SEED_HELP),
+    as_json: bool = JSON,
 ) -> None:
     """Rerun every claim of both papers and write the report (index.html, claims.json)."""
     from .. import api
@@ -64,10 +65,10 @@ def reproduce(
     given.update(executor=executor, workers=workers, address=address)
     if plan:
         title = f"plan: reproduce --{preset}"
-        return print_plan(api.reproduce_plan, title, False, calibration=calibration, **given)
+        return print_plan(api.reproduce_plan, title, as_json, calibration=calibration, **given)
     with running(f"reproduce --{preset}", quiet) as (on_start, on_done):
         done = api.reproduce(out=out, on_start=on_start, on_done=on_done, **given)
-    output("claims", {"claims": list(done.claims)}, as_json=False)
+    output("claims", {"claims": list(done.claims)}, as_json)
     counts = f"{done.computed} jobs computed, {done.cached} from the store, {done.failed} failed"
     if not quiet:
         console(stderr=True).print(f"{counts}, {done.seconds:.1f} s; report: {done.index}")
