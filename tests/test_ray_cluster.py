@@ -218,3 +218,29 @@ def test_past_the_retries_the_sweep_stops_with_one_line_and_the_rerun_resumes(
     assert rerun.returncode == 0, rerun.stderr
     assert (rerun.json()["cached"], rerun.json()["computed"]) == (done, unfinished)
     assert stored(path) == slow_reference
+
+
+def test_a_slice_of_the_full_preset_runs_on_the_cluster(cluster, tmp_path):
+    """The four jobs of ``reproduce --full`` the plan prices cheapest (real full-preset jobs of
+    one-step and polylog-width), run on the cluster through the API: each stored once, with the
+    records the inline executor gives."""
+    from attnsep.engine.plan import make_plan
+    from attnsep.report.claims import planned_jobs
+
+    groups = planned_jobs(["one-step", "polylog-width"], "full")
+    priced = make_plan(groups, None, "inline", 1, budget=0).to_run
+    cheapest = sorted((c for c in priced if c.seconds is not None), key=lambda c: c.seconds)[:4]
+    jobs = [c.job for c in cheapest]
+    assert {j.experiment for j in jobs} <= {"one-step", "polylog-width"} and len(jobs) == 4
+    results = {}
+    for name, engine in (("ray", executors.make_executor("ray", address=cluster.address)),
+                         ("inline", "inline")):  # fmt: skip
+        store = Store(tmp_path / f"{name}.sqlite")
+        try:
+            outcome = run_sweep(jobs, store, engine)
+            assert (outcome.computed, outcome.failed) == (4, [])
+            results[name] = records_by_hash(store.rows())
+        finally:
+            store.close()
+    assert results["ray"] == results["inline"]
+    assert not ray.is_initialized()
