@@ -89,7 +89,8 @@ def test_plan_of_a_stored_sweep_counts_it_and_computes_nothing(tmp_path, monkeyp
     assert (found["jobs"], found["stored"], found["to_run"]) == (2, 2, 0)
     assert found["cpu_seconds"] == 0 and found["wall_seconds"] == 0
     assert found["stored_cpu_seconds"] == pytest.approx(sum(seconds))
-    assert found["workers"] == 1 and found["rough"] is False and found["startup_seconds"] is None
+    assert found["workers"] == 1 and found["rough"] is False
+    assert found["startup_seconds"] == planning.published_startup()  # no job to run: wall 0
     assert raw_rows(path) == rows and fingerprint(path) == before
 
 
@@ -125,10 +126,11 @@ def test_estimate_uses_the_stored_seconds_of_the_same_config(tmp_path, monkeypat
     (exp,) = found["experiments"]
     assert (exp["jobs"], exp["stored"], exp["to_run"], exp["sources"]) == (2, 0, 2, {"store": 2})
     assert found["cpu_seconds"] == pytest.approx(7.0 + 40.0)  # 40: the median of 30 and 50
-    assert found["wall_seconds"] == pytest.approx(40.0)  # one job on each worker
+    startup = planning.published_startup()  # each worker's, published beside the timings
+    assert found["wall_seconds"] == pytest.approx(startup + 40.0)  # one job on each worker
     assert found["rough"] is False
     found = sweep_plan(path, "--executor", "inline")
-    assert found["wall_seconds"] == pytest.approx(47.0)
+    assert found["wall_seconds"] == pytest.approx(startup + 47.0)
 
 
 def test_reproduce_plan_counts_jobs_per_experiment_for_each_preset(tmp_path, monkeypatch):
@@ -239,7 +241,8 @@ def test_the_published_runs_scale_to_new_sizes_and_no_store_is_created(tmp_path)
     path = tmp_path / "none" / "s.sqlite"
     found = sweep_plan(path, "--executor", "inline")
     (exp,) = found["experiments"]
-    assert exp["sources"] == {"model": 2} and found["startup_seconds"] is None
+    assert exp["sources"] == {"model": 2}
+    assert found["startup_seconds"] == planning.published_startup() > 0
     assert 0 < found["cpu_seconds"] < 60
     assert not path.parent.exists()
 

@@ -243,4 +243,3 @@ def test_a_slice_of_the_full_preset_runs_on_the_cluster(cluster, tmp_path):
         finally:
             store.close()
     assert results["ray"] == results["inline"]
-    assert not ray.is_initialized()
