@@ -48,6 +48,8 @@ BENCHMARKS = {
     "grid descent vs the loop it replaced (~1.5 min)",
     "select_convergence": "target 13: select-convergence training (B5.1, B5.1b), workspace vs "
     "fresh arrays, and against its matmul bound",
+    "attention_maps": "target 14: an attention-maps job (softmax, d=1024, the full grid of step "
+    "sizes), step sizes together vs one Descent each (~1 min)",
 }
 OPT_IN = {"standard_xor", "kparity"}
 
