@@ -3,7 +3,6 @@ executor's options and a plan's calibration budget."""
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -11,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.resources import LONG_COMMAND, duration
-from ..core.validate import require
+from ..core.validate import finite_at_least
 from .jobs import Job, unique
 from .store import Store
 
@@ -117,7 +116,4 @@ def run_into(
 
 def check_budget(calibration: float) -> None:
     """A plan's calibration budget is a finite number of seconds ``>= 0``."""
-    require(
-        math.isfinite(calibration) and calibration >= 0,
-        f"calibration must be a finite number of seconds >= 0, got {calibration}",
-    )
+    finite_at_least("calibration", calibration, 0, "of seconds")
