@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import strategies as st
 
 from attnsep.cli import main
 
@@ -32,8 +33,19 @@ FUZZ = settings(
     derandomize=True,  # the same examples every run
     database=None,
     deadline=None,  # ``deadline`` below limits an example instead, with a clear message
+    phases=[Phase.explicit, Phase.generate],  # one value each: shrinking would only rerun it
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
+INTEGERS = st.one_of(
+    st.integers(-100, 100),
+    st.sampled_from([2**31 - 1, 2**31, 2**32, 2**53 + 1, 2**63 - 1, 2**63, 2**64, -(2**63) - 1]),
+    st.integers(min_value=2**63),
+    st.integers(max_value=-(2**63)),
+)
+"""Drawn integers: small ones (near every field's limits), machine-integer boundaries, and any
+past int64. Not the sizes in between: those are valid runs of seconds to hours, which a limit
+per example cannot tell from a hang (the guards' pricing of them is tested in
+``test_resource_guards`` and ``test_fuzz_findings``)."""
 ROOT = os.geteuid() == 0
 """chmod 0o500 does not stop root from writing into a folder: the unwritable path is then
 one under /proc, where nobody can create a file (the chmod'ed folder is used otherwise)."""

@@ -39,6 +39,7 @@ from attnsep import api, configs
 from attnsep.core.validate import shown
 from fuzz_support import (
     FUZZ,
+    INTEGERS,
     LIMIT,
     PATHS,
     Slow,
@@ -218,11 +219,11 @@ def pointless(target: Target, value: Any) -> bool:
 def values() -> st.SearchStrategy[Any]:
     return st.one_of(
         st.sampled_from(CORE + MORE),
-        st.integers(),
+        INTEGERS,
         st.floats(),
         st.text(),
-        st.lists(st.one_of(st.integers(), st.floats(), st.text(max_size=3)), max_size=4),
-        st.dictionaries(st.text(max_size=8), st.integers(), max_size=3),
+        st.lists(st.one_of(INTEGERS, st.floats(), st.text(max_size=3)), max_size=4),
+        st.dictionaries(st.text(max_size=8), INTEGERS, max_size=3),
     )
 
 

@@ -42,6 +42,7 @@ from fuzz_support import (
     FUZZ,
     FUZZ_EXAMPLES,
     HUGE,
+    INTEGERS,
     LIMIT,
     NOTE,
     PATHS,
@@ -247,12 +248,7 @@ def pointless(target: Target, value: str, field: str) -> bool:
 
 def values() -> st.SearchStrategy[str]:
     text = st.text(st.characters(exclude_characters="\x00", exclude_categories=["Cs"]))
-    numbers = st.one_of(
-        st.integers().map(str),
-        st.floats().map(repr),
-        st.integers(-3, 40).map(str),  # near the limits of small fields
-        st.floats(-1.5, 1.5).map(repr),
-    )
+    numbers = st.one_of(INTEGERS.map(str), st.floats().map(repr), st.floats(-1.5, 1.5).map(repr))
     return st.one_of(st.sampled_from(VALUES), numbers, text, text.map(lambda t: t * 500))
 
 
