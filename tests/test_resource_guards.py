@@ -34,9 +34,9 @@ def test_the_memory_guard_names_the_estimate_and_force_runs_anyway(monkeypatch) 
     monkeypatch.setattr(resources, "available_memory", lambda: 10 * 2**20)  # 10 MB
     with pytest.raises(ValueError, match=r"needs about .* of memory, 10.5 MB is available"):
         attnsep.xor_one_step(d=16, m=4, seeds=2)
-    with pytest.raises(ValueError, match="lower seeds, batch, T or m_p"):
+    with pytest.raises(ValueError, match="lower seeds, steps, batch, T, m_p, eval lengths or"):
         attnsep.train_selector(8, 2, seeds=1, steps=2)
-    with pytest.raises(ValueError, match="lower seeds, width or batch"):
+    with pytest.raises(ValueError, match="lower seeds, width, steps or batch"):
         attnsep.train_fcn("xor", d=8, width=4, steps=2)
     assert attnsep.xor_one_step(d=16, m=4, seeds=2, force=True).raw.loss_after.shape == (2,)
 

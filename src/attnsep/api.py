@@ -34,8 +34,8 @@ from .configs import (
     default,
 )
 from .core.io import writable_folder, writable_target
-from .core.resources import check_resources
-from .core.validate import int_at_least, one_of, require
+from .core.resources import STEP_SECONDS, check_resources
+from .core.validate import callback, int_at_least, int_values, one_of, require, shown
 from .engine.planning import plan as plan
 from .engine.planning import sweep_plan as sweep_plan
 from .engine.runs import export_runs as export_runs
@@ -75,6 +75,8 @@ FCN_TASKS = ("xor", "select")
 FRONTIER_SOLVERS = ("law", "population", "sgd")
 """``frontier_select``'s solvers (``experiments.select_width``)."""
 
+API_FORCE = "force=True from Python (attnsep.api)"
+"""How a run the command has no --force for is forced anyway."""
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)``: once with 0 before the first step, then after each."""
 _ERRORS = {"CalibrationFailed": "calibration", "WorkerDied": "executors"}
@@ -158,7 +160,10 @@ def xor_one_step(
     keep = keep_embeddings or save is not None
     from .engine.plan import price
 
-    job = {"d_values": [d], "m_values": [m], "series": ["fixed"], "seeds": seeds}
+    # an empirical step also runs its samples through each replica's k heads: priced as
+    # k x samples more embedding columns (rough, but it grows as the step does)
+    width = m + config.k * (config.samples or 0)
+    job = {"d_values": [d], "m_values": [width], "series": ["fixed"], "seeds": seeds}
     check_resources(
         f"one step at d={d}, m={m}, {seeds} seeds",
         config.peak_bytes(keep),
@@ -186,6 +191,7 @@ def xor_train(
     progress: Progress | None = None,
     save: str | Path | None = None,
     figures: str | Path | None = None,
+    force: bool = False,
     **options: Any,
 ) -> XorTrainResult:
     """Many training steps of the k-head model on sparse parity (SPEC A2, A4, A6).
@@ -215,6 +221,8 @@ def xor_train(
         An ``.npz`` file for the trajectories and the state (``attnsep.load`` reads it).
     figures
         A folder to draw ``train_loss.png`` and ``train_attention.png`` into.
+    force
+        Run even when training needs more memory than is available (else ``ValueError``).
     **options
         Any other field of ``attnsep.train.xor_train.XorTrainConfig``: ``k``,
         ``gradient`` (``population``, ``fresh``, ``fixed``), ``samples``, ``cube_fraction``,
@@ -229,6 +237,9 @@ def xor_train(
     """
     named = {"d": d, "m": m, "seeds": seeds, "steps": steps, "seed": seed, "attention": attention}
     config = _config(XorTrainConfig, named, options)
+    callback("progress", progress)
+    what = f"xor training at d={d}, m={m}, {seeds} seeds, {steps} steps"
+    check_resources(what, config.peak_bytes(), None, "seeds, steps, m or d", force, API_FORCE)
     if save is not None:
         writable_target(save, ".npz")
     if figures is not None:
@@ -273,6 +284,7 @@ def xor_train_v1(
     *,
     seed: int = 0,
     progress: Progress | None = None,
+    force: bool = False,
     **options: Any,
 ) -> dict[str, Any]:
     """Train the authors' earlier k-parity model, as they describe (``attnsep xor train-v1``):
@@ -291,6 +303,8 @@ def xor_train_v1(
         Base seed (the same split and support as [`xor_train`][attnsep.api.xor_train]).
     progress
         Called as ``progress(epoch, epochs)``: with 0 before the first epoch, then after each.
+    force
+        Run even when training needs more memory than is available (else ``ValueError``).
     **options
         Any other field of ``attnsep.configs.V1Config``: ``epochs``, ``lr``,
         ``train_fraction``, ``target``.
@@ -302,6 +316,9 @@ def xor_train_v1(
         each replica's final test accuracy and epochs to test accuracy 0.95.
     """
     config = _config(V1Config, {"n": n, "k": k, "seeds": seeds, "seed": seed}, options)
+    callback("progress", progress)
+    what = f"v1 training at n={n}, {seeds} seeds, {config.epochs} epochs"
+    check_resources(what, config.peak_bytes(), None, "seeds, epochs or n", force, API_FORCE)
     from .core.device import torch_threads
     from .results import v1_report
     from .train.kparity_v1 import train_v1
@@ -378,16 +395,17 @@ def train_selector(
     """
     named = {"d": d, "T": T, "q": q, "pe": pe, "pe_dim": m_p, "replicas": seeds, "seed": seed}
     config = _config(SelectionTrainConfig, named, options)
-    lengths = list(dict.fromkeys([T, *eval_lengths]))
-    for length in lengths:
-        int_at_least("eval length", length, max(q, 1))
+    lengths = list(dict.fromkeys([T, *int_values("eval length", eval_lengths, max(q, 1))]))
     int_at_least("eval size", eval_size, 2)
+    callback("progress", progress)
     if pe == "fixed":
         config = _config(SelectionTrainConfig, {**named, "fixed_positions": max(lengths)}, options)
     if save is not None:
         writable_target(save, ".npz")
     what = f"selector training at T={T}, m_p={m_p}, batch {config.batch}, {seeds} seeds"
-    check_resources(what, config.peak_bytes(), None, "seeds, batch, T or m_p", force)
+    peak = config.peak_bytes() + config.evaluation_bytes(lengths, eval_size)
+    knobs = "seeds, steps, batch, T, m_p, eval lengths or eval size"
+    check_resources(what, peak, _selector_seconds(config), knobs, force)
     from .core.device import torch_threads
     from .metrics.selection import evaluate_lengths
     from .results import SelectorResult
@@ -406,6 +424,19 @@ def train_selector(
     if save is not None:
         run.save(save)
     return run
+
+
+def _selector_seconds(config: SelectionTrainConfig) -> float:
+    """Training priced by ``select-convergence``'s model of the same SGD loop, ``E x steps x
+    batch x T x (d + m_p)^2`` (its ``pe_dims`` the whole width, its batch per dimension ours
+    over that width), and at least ``STEP_SECONDS`` a step."""
+    from .engine.plan import price
+
+    width = config.d + config.pe_dim
+    job: dict[str, Any] = {"pe_dims": [width], "T": config.T, "d": config.d}
+    job.update(seeds=range(config.replicas))  # only their number counts
+    job.update(steps=config.steps, batch_per_dim=config.batch / width, family_samples=0)
+    return max(price("select-convergence", job) or 0.0, config.steps * STEP_SECONDS)
 
 
 def selection_bounds(
@@ -482,8 +513,10 @@ def train_fcn(
     config_type = XorFCNConfig if task == "xor" else SelectionFCNConfig
     named = {"seed": seed} if seeds is None else {"seed": seed, "replicas": seeds}
     config = _config(config_type, named, options)
+    callback("progress", progress)
     what = f"FCN training ({config.inputs} inputs, width {config.width}, {config.replicas} seeds)"
-    check_resources(what, config.peak_bytes(), None, "seeds, width or batch", force)
+    seconds = _fcn_seconds(config)
+    check_resources(what, config.peak_bytes(), seconds, "seeds, width, steps or batch", force)
     from .results import FCNResult
     from .train.fcn import train_selection, train_xor
 
@@ -491,6 +524,19 @@ def train_fcn(
         progress(0, config.steps)
     raw = (train_xor if task == "xor" else train_selection)(config, progress)
     return FCNResult(task, raw)
+
+
+def _fcn_seconds(config: XorFCNConfig | SelectionFCNConfig) -> float:
+    """Training priced by ``fcn-selection``'s model of the same loop, ``replicas x steps x
+    batch x inputs x width`` at most (a replica may stop early); its inputs are ``T d + T``,
+    so ``n`` inputs are written as ``T = 1, d = n - 1``; at least ``STEP_SECONDS`` a step."""
+    from .engine.plan import price
+
+    n, batch = config.inputs, default(SelectionFCNConfig, "batch")
+    job = {"kinds": ["fcn"], "settings": [(1, n - 1, 1)], "fcn_replicas": config.replicas}
+    steps = config.steps * config.batch / batch  # its steps are of the default batch
+    job.update(width_fractions=[config.width / (n - 1)], fcn_steps=steps)
+    return max(price("fcn-selection", job) or 0.0, config.steps * STEP_SECONDS)
 
 
 # ------------------------------------------------------------------------ the experiments
@@ -591,6 +637,8 @@ def run_experiment(
     one_of("preset", preset, base.PRESETS)
     experiment = base.get(name)
     engine = executor_for(executor, workers, address)
+    if config is not None and not isinstance(config, dict):
+        raise TypeError(f"config must be a dict of fields or None, got {shown(config)}")
     typed = experiment.config(preset, **(config or {}))
     path, rows, outcome = run_into(jobs_for(name, typed), store, engine)
     failed = [row for row in rows if row["status"] != "done"]
@@ -678,7 +726,15 @@ def sweep(
     from .engine.sweep import executor_for, run_into
 
     engine = executor_for(executor, workers, address)
-    configs, jobs = sweep_jobs(experiment, preset, fixed or {}, grid or {}, config_file)
+    callback("on_start", on_start)
+    callback("on_done", on_done)
+    configs, jobs = sweep_jobs(
+        experiment,
+        preset,
+        {} if fixed is None else fixed,
+        {} if grid is None else grid,
+        config_file,
+    )
     path, rows, outcome = run_into(jobs, store, engine, on_start=on_start, on_done=on_done)
     from .results import SweepResult
 
@@ -742,7 +798,7 @@ def text_tables(command: str, data: dict[str, Any]) -> list[TextTable]:
 
 def _increasing(name: str, values: Iterable[int], low: int) -> list[int]:
     """``values`` as a list of integers ``>= low``, strictly increasing."""
-    found = [int_at_least(name, value, low) for value in values]
+    found = int_values(name, values, low)
     require(bool(found), f"{name} needs at least one value")
     require(found == sorted(set(found)), f"{name} must be increasing without repeats, got {found}")
     return found
@@ -791,6 +847,11 @@ def frontier_xor(
     int_at_least("seeds", seeds, 1)
     int_at_least("seed", seed, 0)
     check_writable(store)
+    for d in ds:  # the smallest probes of both searches must fit (a lower bound)
+        step = OneStepConfig(d=d, m=1, seeds=seeds).peak_bytes()
+        fcn = XorFCNConfig(d=d, width=1, replicas=seeds).peak_bytes()
+        what = f"frontier xor at d={d}, {seeds} seeds"
+        check_resources(what, max(step, fcn), None, "seeds or d", forced_by=None)
     from .experiments import xor_thresholds
     from .results import FrontierResult
 
@@ -847,6 +908,10 @@ def frontier_select(
     int_at_least("seed", seed, 0)
     check_writable(store)
     one_of("solver", solver, FRONTIER_SOLVERS)
+    for T in Ts:  # the smallest selector of the search must fit (a lower bound)
+        probe = SelectionTrainConfig(d=d, T=T, q=qs[0], pe_dim=1, batch=1, replicas=seeds)
+        what = f"frontier select at T={T}, d={d}, {seeds} seeds"
+        check_resources(what, probe.peak_bytes(), None, "seeds, d or T", forced_by=None)
     from .experiments import separation_select
     from .results import FrontierResult
 

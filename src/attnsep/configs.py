@@ -34,7 +34,15 @@ from .core.parse import int_list as int_list
 from .core.parse import parse_lengths as parse_lengths
 from .core.parse import population_or_count as population_or_count
 from .core.parse import seconds as seconds
-from .core.validate import Registered, distinct_indices, one_line, positive_finite, require
+from .core.validate import (
+    Registered,
+    distinct_indices,
+    one_line,
+    oversized,
+    positive_finite,
+    require,
+    shown,
+)
 from .core.validate import allowed as allowed  # re-exported for the CLI (its help lists choices)
 
 # ------------------------------------------------------------------------ shared limits
@@ -85,12 +93,25 @@ class ConfigBase(BaseModel):
     ``one-step: ...``, ``unknown field 'x' for one-step; allowed: ...``."""
 
     def __init__(self, **data: Any) -> None:
+        self._fits_int64(data)  # before the validators compute with a value (2**d, ...)
         try:
             super().__init__(**data)
         except ValidationError as err:
             where = self.label or None
             line = one_line(type(self), err, data, by_key=self.errors_by_key, where=where)
             raise ValueError(line) from None
+        self._fits_int64({key: getattr(self, key) for key in type(self).model_fields})
+
+    @classmethod
+    def _fits_int64(cls, data: dict[str, Any]) -> None:
+        """Every integer in ``data`` (1e30 read as an integer too) within int64: what numpy,
+        torch and SQLite hold; a larger one is one line, not an overflow deep in a run."""
+        for key, value in data.items():
+            if (huge := oversized(value)) is not None:
+                info = cls.model_fields.get(key)
+                label = key if cls.errors_by_key or info is None else info.title or key
+                where = f"{cls.label}: " if cls.label else ""
+                raise ValueError(f"{where}{label} must be below 2**63, got {shown(huge)}")
 
 
 class LibraryConfig(ConfigBase):
@@ -332,6 +353,17 @@ class XorTrainConfig(QueryHeadsConfig):
             return round(self.cube_fraction * 2**self.d)
         return self.samples if self.samples is not None else 0
 
+    def peak_bytes(self) -> float:
+        """About the least memory training holds (``train.xor_train``; a lower bound, so that
+        only a run that cannot fit is refused): the embeddings ``V``, a few score-sized
+        ``E x k x d`` arrays, the data (training set or a step's samples, a cube split's test
+        side) and the trajectories, ``E x (steps + 1) x (k^2 + 4)`` numbers."""
+        rows = self.samples or 0
+        if self.cube_fraction is not None:
+            rows = 2**self.d  # both sides of the split
+        numbers = self.seeds * self.d * (self.m + 4 * self.k + 2 * rows)
+        return 8.0 * (numbers + self.seeds * (self.steps + 1) * (self.k**2 + 4))
+
 
 class V1Config(LibraryConfig):
     """The authors' earlier k-parity model (``train.kparity_v1``), with their published
@@ -359,6 +391,13 @@ class V1Config(LibraryConfig):
         require(self.k <= self.n, f"k must be <= n={self.n}, got {self.k}")
         require(self.n <= MAX_CUBE_D, f"n must be <= {MAX_CUBE_D} (the whole cube), got {self.n}")
         return self
+
+    def peak_bytes(self) -> float:
+        """About the least memory training holds (``train.kparity_v1``): every replica's split
+        of the cube (inputs and bits, ``E x 2^n x n`` each), a forward pass's ``E x 2^n x k``
+        and the trajectories, ``E x (epochs + 1) x (2k + 2)`` numbers."""
+        cube = self.seeds * 2**self.n * (2 * self.n + self.k)
+        return 8.0 * (cube + self.seeds * (self.epochs + 1) * (2 * self.k + 2))
 
 
 # ------------------------------------------------------------------------ token selection (B)
@@ -399,7 +438,7 @@ class SelectionTrainConfig(LibraryConfig):
     steps: Count = Field(1500, description="Training steps.")
     batch: Count = Field(256, description="Fresh sequences per step.")
     lr: float = Field(3.0, gt=0, description="SGD rate, decays linearly to 0.")
-    replicas: Count = Field(1, description="Replicas E, trained at once.")
+    replicas: Count = Field(1, title="seeds (replicas)", description="Replicas E, trained at once.")
     seed: Seed = 0
 
     @model_validator(mode="after")
@@ -421,7 +460,16 @@ class SelectionTrainConfig(LibraryConfig):
         """About the most memory training holds: ``W`` with its gradient and mask, and a
         step's tokens and encodings with the autograd graph over them (float64)."""
         size = self.d + self.pe_dim
-        return 8.0 * self.replicas * (4 * size**2 + 6 * self.batch * self.T * size)
+        curve = self.steps  # the loss of every step and replica
+        return 8.0 * self.replicas * (4 * size**2 + 6 * self.batch * self.T * size + curve)
+
+    def evaluation_bytes(self, lengths: list[int], size: int) -> float:
+        """About the memory of the evaluation at the longest of ``lengths`` on ``size``
+        sequences (``metrics.selection``): every replica's tokens and logits, the encodings,
+        and a fixed PE's table."""
+        longest = max(lengths)
+        numbers = size * longest * (self.replicas * (self.d + 2) + 2 * self.pe_dim)
+        return 8.0 * (numbers + longest * self.pe_dim)
 
 
 # ------------------------------------------------------------------------ FCN baselines
@@ -444,7 +492,7 @@ class FCNConfig(LibraryConfig):
 
     width: Count = Field(description="Hidden width.")
     depth: Count = Field(1, description="Hidden layers.")
-    replicas: Count = Field(description="Independent replicas.")
+    replicas: Count = Field(title="seeds (replicas)", description="Independent replicas.")
     first_replica: int = Field(0, ge=0, description="Index of the first replica.")
     seed: Seed = 0
     steps: Count = Field(description="Training steps.")
@@ -468,11 +516,13 @@ class FCNConfig(LibraryConfig):
 
     def peak_bytes(self) -> float:
         """About the most memory training holds: every replica's weights with their gradient
-        and optimizer state, a batch's activations and the evaluation inputs."""
+        and optimizer state, a batch's activations, the evaluation inputs and a fixed training
+        set (``samples``)."""
         weights = self.inputs * self.width + (self.depth - 1) * self.width**2 + self.width
         activations = self.batch * (self.inputs + 3 * self.width * self.depth)
         evaluation = self.inputs * self.evaluation_rows
-        numbers = self.replicas * (4 * weights + activations + evaluation)
+        fixed_set = (self.samples or 0) * (self.inputs + 1)
+        numbers = self.replicas * (4 * weights + activations + evaluation + fixed_set)
         return (8.0 if self.dtype == "float64" else 4.0) * numbers
 
     @property
@@ -488,7 +538,7 @@ class XorFCNConfig(FCNConfig):
     width: Count = Field(32, description="Hidden width; parameters = width*(d+2)+1.")
     k: Count = Field(2, description="Support size.")
     noise: float = Field(0.0, ge=0, lt=0.5, description="Label-flip probability in [0, 0.5).")
-    replicas: Count = Field(8, description="Independent replicas.")
+    replicas: Count = Field(8, title="seeds (replicas)", description="Independent replicas.")
     steps: Count = Field(
         2000, description="Most steps (a replica stops once perfect on validation)."
     )
@@ -530,7 +580,7 @@ class SelectionFCNConfig(FCNConfig):
     T: Count = Field(8, description="Sequence length.")
     q: Count = Field(2, description="Subset size.")
     width: Count = Field(64, description="First-layer width.")
-    replicas: Count = Field(4, description="Replicas.")
+    replicas: Count = Field(4, title="seeds (replicas)", description="Replicas.")
     steps: Count = Field(3000, description="Training steps.")
     lr: float = Field(3e-3, gt=0, description="Adam learning rate.")
     optimizer: Optimizer = "adam"

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from .validate import require
+from .validate import require, shown
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -22,10 +22,27 @@ REPORT_FOLDER = Path("results") / "report"
 parents; a folder given is made one level deep (its parent must exist)."""
 
 
+def named(path: str | os.PathLike[str], what: str = "path") -> Path:
+    """``path`` as a ``Path`` the system can look up: not a path at all is one ``TypeError``
+    line, a name the system refuses (too long, a null byte) one ``ValueError`` line, instead
+    of an error from the first operation that touches it (``what``: the name in the line)."""
+    if not isinstance(path, str | os.PathLike) or isinstance(os.fspath(path), bytes):
+        raise TypeError(f"{what} must be a path (str or os.PathLike), got {shown(path)}")
+    target = Path(path)
+    try:
+        os.stat(target)  # Path.exists() would answer False for a null byte
+    except (FileNotFoundError, NotADirectoryError):
+        pass  # missing: said by the check that needs it
+    except (OSError, ValueError) as err:
+        why = err.strerror if isinstance(err, OSError) else str(err)
+        raise ValueError(f"{what} {shown(str(target))} cannot be used: {why}") from None
+    return target
+
+
 def existing_folder(path: str | os.PathLike[str]) -> Path:
     """``path`` as an existing folder that can be written into (nothing is created: a user's
     output goes only into a folder that exists)."""
-    folder = Path(path)
+    folder = named(path)
     require(folder.exists(), f"folder {str(folder)!r} does not exist; create it first")
     require(folder.is_dir(), f"{str(folder)!r} exists and is not a folder")
     try:
@@ -41,7 +58,7 @@ def writable_folder(path: str | os.PathLike[str], *, default: bool = False) -> P
     or a new one whose parent exists (:func:`make_folder` makes it, one level, when something
     is written). ``default``: the tool's own default folder (e.g. ``results/report``), whose
     missing parents may be made too."""
-    folder = Path(path)
+    folder = named(path)
     if folder.exists() or folder == Path("."):
         return existing_folder(folder)
     if not default:
@@ -70,7 +87,7 @@ def writable_target(path: str | os.PathLike[str], suffix: str, *, default: bool 
     """Check that ``path`` ends in ``suffix`` and that its folder exists and is writable
     (``default``: the tool's own default file, e.g. ``results/runs.csv``, whose folder may
     still be made)."""
-    target = Path(path)
+    target = named(path)
     require(target.name.endswith(suffix), f"output file must end in {suffix}, got {str(path)!r}")
     if default:
         writable_folder(target.parent, default=True)
@@ -84,7 +101,8 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], obje
     The folder must exist (nothing else is created)."""
     target = Path(path)
     existing_folder(target.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    prefix = f".{target.name[:200]}."  # a name near the system's limit leaves room for the rest
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             write(handle)
@@ -114,7 +132,8 @@ def load_npz(path: str | os.PathLike[str]) -> dict[str, Any]:
 
     import numpy as np
 
-    name, file = str(path), Path(path)
+    file = named(path)
+    name = str(path)
     require(file.is_file(), f"no file {name!r}")
     with file.open("rb") as handle:
         require(handle.read(4) == b"PK\x03\x04", f"{name!r} is not an .npz file")

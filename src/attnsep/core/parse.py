@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from .validate import require
+from .validate import finite_at_least, require
 
 
 def int_list(flag: str, text: str, low: int | None, *, increasing: bool = False) -> list[int]:
@@ -52,6 +52,4 @@ def parse_lengths(flag: str, text: str | None, T: int, q: int) -> list[int]:
 
 def seconds(flag: str, value: float) -> float:
     """A number of seconds: finite and ``>= 0`` (a budget, e.g. ``--calibration``)."""
-    ok = math.isfinite(value) and value >= 0
-    require(ok, f"{flag} must be a finite number of seconds >= 0, got {value}")
-    return value
+    return finite_at_least(flag, value, 0, "of seconds")

@@ -16,6 +16,11 @@ LONG_COMMAND = 3600.0
 """Seconds beyond which a single (not resumable) command is refused unless forced: a run that
 long belongs in ``sweep``/``reproduce``, whose finished jobs are stored and resumed."""
 
+STEP_SECONDS = 1e-4
+"""The least seconds one training step takes on a CPU, whatever its size (measured: 0.2 to
+1.3 ms at the smallest sizes): the plan's models price the work of a step, not its fixed
+cost, so a run of very many tiny steps is priced by this instead."""
+
 BASELINE_BYTES = 512 * 2**20
 """What the process holds besides the computation's arrays (the interpreter and torch)."""
 
@@ -50,19 +55,30 @@ def duration(seconds: float) -> str:
     return f"{seconds / 60:.2g} min" if seconds >= 60 else f"{seconds:.2g} s"
 
 
+FORCE = "--force (force=True)"
+"""How a run refused by a guard is forced: the command's flag and the API's argument."""
+
+
 def check_resources(
-    what: str, peak_bytes: float, seconds: float | None, knobs: str, force: bool = False
+    what: str,
+    peak_bytes: float,
+    seconds: float | None,
+    knobs: str,
+    force: bool = False,
+    forced_by: str | None = FORCE,
 ) -> None:
     """Refuse ``what`` (one ``ValueError`` line) when ``peak_bytes`` exceed the available memory
-    or ``seconds`` exceed ``LONG_COMMAND``, unless ``force``; ``knobs`` says what shrinks it."""
+    or ``seconds`` exceed ``LONG_COMMAND``, unless ``force``; ``knobs`` says what shrinks it,
+    ``forced_by`` how to force it (``None``: it cannot be)."""
     if force:
         return
     free = available_memory()
     peak = peak_bytes + BASELINE_BYTES
+    anyway = "" if forced_by is None else f", or pass {forced_by} to run anyway"
     require(
         free is None or peak <= free,
         f"{what} needs about {size(peak)} of memory, {size(free or 0)} is available; "
-        f"lower {knobs}, or pass --force (force=True) to run anyway",
+        f"lower {knobs}{anyway}",
     )
     require(
         seconds is None or seconds <= LONG_COMMAND,

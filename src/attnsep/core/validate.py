@@ -9,12 +9,39 @@ from __future__ import annotations
 
 import math
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeGuard, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
+
+LARGEST = 2**63 - 1
+"""The largest integer any value may be: what numpy, torch and SQLite hold (``int64``)."""
+
+
+def shown(value: object, width: int = 80) -> str:
+    """``repr(value)`` cut to about ``width`` characters for an error line (a huge integer by
+    its size, which ``repr`` may refuse to write out)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**width:
+        return f"{'-' if value < 0 else ''}an integer of about 2**{abs(value).bit_length() - 1}"
+    try:
+        text = repr(value)
+    except ValueError:  # an integer inside with more digits than Python writes out
+        text = f"<{type(value).__name__} holding a huge integer>"
+    return text if len(text) <= width else f"{text[: width - 10]}...{text[-6:]} ({len(text)} chars)"
+
+
+def oversized(value: object) -> int | None:
+    """An integer in ``value`` (or in its lists, tuples and dicts) beyond ``±LARGEST``, if any."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if abs(value) > LARGEST else None
+    items = list(value.values()) if isinstance(value, dict) else value
+    if isinstance(items, list | tuple):
+        return next((v for v in map(oversized, items) if v is not None), None)
+    return None
 
 
 def require(condition: bool, message: str) -> None:
@@ -29,17 +56,45 @@ def _real(value: object) -> TypeGuard[int | float]:
 
 
 def int_at_least(name: str, value: object, low: int) -> int:
-    """``value`` as an int ``>= low`` (bools and non-integral floats are refused)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value >= low:
+    """``value`` as an int ``>= low`` and at most ``LARGEST`` (bools and non-integral floats
+    are refused)."""
+    if isinstance(value, int) and not isinstance(value, bool) and low <= value <= LARGEST:
         return int(value)
-    raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    if isinstance(value, int) and not isinstance(value, bool) and value > LARGEST:
+        raise ValueError(f"{name} must be an integer in [{low}, 2**63), got {shown(value)}")
+    raise ValueError(f"{name} must be an integer >= {low}, got {shown(value)}")
+
+
+def finite_at_least(name: str, value: object, low: float, unit: str = "") -> float:
+    """``value`` as a finite float ``>= low`` (``unit``: said after "number", e.g. "of
+    seconds")."""
+    if _real(value) and (isinstance(value, float) or abs(value) <= LARGEST):
+        number = float(value)
+        if math.isfinite(number) and number >= low:
+            return number
+    words = f"a finite number{' ' + unit if unit else ''} >= {low:g}"
+    raise ValueError(f"{name} must be {words}, got {shown(value)}")
+
+
+def int_values(name: str, values: object, low: int) -> list[int]:
+    """``values`` (a list, tuple, range or other iterable, not a text or a mapping) as a list
+    of integers ``>= low``."""
+    if not isinstance(values, Iterable) or isinstance(values, str | bytes | Mapping):
+        raise TypeError(f"{name} must be a list of integers >= {low}, got {shown(values)}")
+    return [int_at_least(name, value, low) for value in values]
+
+
+def callback(name: str, value: object) -> None:
+    """``value`` is a function (or ``None``: no callback)."""
+    if value is not None and not callable(value):
+        raise TypeError(f"{name} must be a function or None, got {shown(value)}")
 
 
 def positive_finite(name: str, value: object) -> float:
     """``value`` as a finite float ``> 0``."""
     if _real(value) and math.isfinite(float(value)) and float(value) > 0:
         return float(value)
-    raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    raise ValueError(f"{name} must be a finite number > 0, got {shown(value)}")
 
 
 def probability(name: str, value: object, *, below_half: bool = False) -> float:
@@ -50,12 +105,12 @@ def probability(name: str, value: object, *, below_half: bool = False) -> float:
         if 0.0 <= x and (x < high if below_half else x <= high):
             return x
     allowed = "[0, 0.5)" if below_half else "[0, 1]"
-    raise ValueError(f"{name} must be in {allowed}, got {value!r}")
+    raise ValueError(f"{name} must be in {allowed}, got {shown(value)}")
 
 
 def one_of(name: str, value: object, allowed: Sequence[str]) -> str:
     """``value`` if it is one of ``allowed``."""
-    require(value in allowed, f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    require(value in allowed, f"{name} must be one of {', '.join(allowed)}; got {shown(value)}")
     return str(value)
 
 
@@ -87,7 +142,7 @@ def distinct_indices(name: str, values: Sequence[int], size: int, count: int) ->
         isinstance(v, int) and not isinstance(v, bool) and 0 <= v < size for v in items
     )
     ok = ok and len(set(items)) == count
-    require(ok, f"{name} must be {count} distinct integers in [0, {size}), got {items!r}")
+    require(ok, f"{name} must be {count} distinct integers in [0, {size}), got {shown(items)}")
     return items
 
 
@@ -185,4 +240,4 @@ def _field_line(model: type[BaseModel], first: Any, data: Mapping[str, Any], by_
         return f"{label} is required ({allowed(info)})"
     value = data.get(name, first.get("input"))
     separator = ";" if "one of" in allowed(info) else ","
-    return f"{label} must be {allowed(info)}{separator} got {value!r}"
+    return f"{label} must be {allowed(info)}{separator} got {shown(value)}"

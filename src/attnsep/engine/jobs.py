@@ -19,7 +19,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, get_origin
 
-from ..core.validate import one_of, require
+from ..core.io import named
+from ..core.validate import one_of, require, shown
 from ..experiments import base
 
 
@@ -76,9 +77,14 @@ def parse_assignment(text: str, *, grid: bool) -> tuple[str, Any]:
 def load_config_file(path: str) -> dict[str, Any]:
     """Read a TOML (``.toml``) or YAML (``.yaml``/``.yml``) file with ``set`` and ``grid`` tables
     (or plain top-level keys, taken as ``set``)."""
-    file = Path(path)
+    file = named(path)
     require(file.is_file(), f"config file {path!r} does not exist")
-    text = file.read_text()
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"config file {path!r} is not UTF-8 text (byte {err.start})") from None
+    except OSError as err:
+        raise ValueError(f"cannot read config file {path!r}: {err.strerror}") from None
     if file.suffix == ".toml":
         import tomllib
 
@@ -102,9 +108,16 @@ def load_config_file(path: str) -> dict[str, Any]:
     else:
         raise ValueError(f"config file must end in .toml, .yaml or .yml, got {path!r}")
     require(isinstance(data, dict), f"config file {path!r} must hold a table of keys")
-    if set(data) <= {"set", "grid"}:
-        return {"set": dict(data.get("set", {})), "grid": dict(data.get("grid", {}))}
-    return {"set": data, "grid": {}}
+    tables = {"set": data.get("set", {}), "grid": data.get("grid", {})}
+    if not set(data) <= {"set", "grid"}:
+        tables = {"set": data, "grid": {}}
+    for name, table in tables.items():
+        require(isinstance(table, dict), f"config file {path!r}: {name} must be a table of keys")
+    require(
+        any(tables.values()),  # a sweep of the preset alone needs no file: a mistake
+        f"config file {path!r} is empty: give a set or a grid table with at least one field",
+    )
+    return {"set": dict(tables["set"]), "grid": dict(tables["grid"])}
 
 
 def expand_grid(
@@ -146,6 +159,11 @@ def sweep_fields(
     """``(fixed, grid)`` of a sweep: the ``set`` and ``grid`` tables of ``config_file`` (if
     any), overridden field by field by ``fixed`` and ``grid``, each a dict or command-line
     assignments (``key=value``, ``key=v1,v2,...``: :func:`parse_assignment`)."""
+    for name, given in (("fixed", fixed), ("grid", grid)):
+        lines = isinstance(given, list | tuple) and all(isinstance(t, str) for t in given)
+        if not isinstance(given, dict) and not lines:
+            allowed = "a dict or a list of 'key=value' texts"
+            raise TypeError(f"{name} must be {allowed}, got {shown(given)}")
     typed = isinstance(fixed, dict) and isinstance(grid, dict)
     if not isinstance(fixed, dict):
         fixed = dict(parse_assignment(text, grid=False) for text in fixed)
@@ -154,7 +172,8 @@ def sweep_fields(
     both = sorted(set(fixed) & set(grid))
     how = "as a fixed value and as a grid axis" if typed else "with --set and with --grid"
     require(not both, f"{both[0] if both else ''} is given both {how}")
-    loaded = {"set": {}, "grid": {}} if config_file is None else load_config_file(str(config_file))
+    path = None if config_file is None else str(named(config_file, "config file"))
+    loaded = {"set": {}, "grid": {}} if path is None else load_config_file(path)
     out, axes = dict(loaded["set"]), dict(loaded["grid"])
     for key, value in fixed.items():
         axes.pop(key, None)

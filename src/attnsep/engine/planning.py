@@ -122,7 +122,13 @@ def sweep_plan(
 
     seconds("calibration", calibration)
     engine = executor_for(executor, workers, address)
-    _, jobs = sweep_jobs(experiment, preset, fixed or {}, grid or {}, config_file)
+    _, jobs = sweep_jobs(
+        experiment,
+        preset,
+        {} if fixed is None else fixed,
+        {} if grid is None else grid,
+        config_file,
+    )
     return plan({experiment: jobs}, store, engine, budget=calibration)
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.io import make_folder, writable_target
-from ..core.validate import one_of
+from ..core.validate import int_at_least, one_of
+from ..experiments import catalog
 from .records import EXPORT_FORMATS, export
 from .store import DEFAULT_PATH, Store
 
@@ -23,11 +24,17 @@ SUMMARY = ("id", "experiment", "config_hash", "seed", "status", "seconds")
 
 
 @contextmanager
-def opened(store: str | Path) -> Iterator[Store]:
+def opened(store: str | Path, experiment: str | None = None) -> Iterator[Store]:
     """The existing store at ``store``, read only, closed after use (a missing one is not
-    created)."""
+    created); ``experiment``, when given, must be registered or stored there (a misspelt name
+    is an error naming the known ones, not an empty answer)."""
     db = Store.open_read(store)
     try:
+        if experiment is not None:
+            known = [item["name"] for item in catalog()]
+            if experiment not in known:
+                known += [row["experiment"] for row in db.rows()]
+            one_of("experiment", experiment, sorted(set(known)))
         yield db
     finally:
         db.close()
@@ -44,7 +51,7 @@ def runs(store: str | Path = DEFAULT_PATH, experiment: str | None = None) -> lis
     experiment
         Only this experiment's jobs (default: all).
     """
-    with opened(store) as db:
+    with opened(store, experiment) as db:
         rows = db.rows(experiment)
     return [{**{k: row[k] for k in SUMMARY}, "records": len(row["records"] or [])} for row in rows]
 
@@ -60,6 +67,7 @@ def stored_run(job_id: int, store: str | Path = DEFAULT_PATH) -> dict[str, Any]:
     store
         The results database (it must exist).
     """
+    int_at_least("job id", job_id, 1)
     with opened(store) as db:
         return db.row(job_id)
 
@@ -77,7 +85,7 @@ def load_runs(store: str | Path = DEFAULT_PATH, experiment: str | None = None) -
     experiment
         Only this experiment's records (default: all).
     """
-    with opened(store) as db:
+    with opened(store, experiment) as db:
         return db.frame(experiment)
 
 
@@ -104,9 +112,10 @@ def export_runs(
         The results database (it must exist).
     """
     one_of("format", format, EXPORT_FORMATS)
-    with opened(store) as db:
+    with opened(store, experiment) as db:
         default = Path("results") / f"runs.{format}"
-        target = writable_target(output or default, f".{format}", default=output is None)
+        given = default if output is None else output  # "" is a mistake, not the default
+        target = writable_target(given, f".{format}", default=output is None)
         frame = db.frame(experiment)
     if output is None:
         make_folder(target.parent, default=True)

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote
 
-from ..core.io import STORE_PATH, existing_folder, make_folder, writable_folder
-from ..core.validate import require
+from ..core.io import STORE_PATH, existing_folder, make_folder, named, writable_folder
+from ..core.validate import require, shown
 
 SCHEMA_VERSION = 1
 DEFAULT_PATH = STORE_PATH
@@ -75,7 +75,7 @@ def inspect(path: str | Path) -> State:
     content or no tables: a store can be made in it), ``unstamped`` (an attnsep store from
     before the header stamp) or ``current``. Anything else is a one-line ``ValueError``:
     a folder, a file that is not SQLite, another program's database, a newer schema."""
-    path = Path(path)
+    path = named(path, "store")
     name = str(path)
     if not path.exists():
         return "missing"
@@ -123,9 +123,15 @@ def check_writable(path: str | Path) -> State:
     """Check, writing nothing, that a store can be opened for writing at ``path``: an attnsep
     store (or an empty file), or a new file in a folder that exists (the default location's
     ``results/`` may still be made). Its :func:`inspect` state."""
-    path = Path(path)
+    path = named(path, "store")
     state = inspect(path)
     if state == "missing":
+        limit = 255  # NAME_MAX of the usual file systems; SQLite adds "-journal" to the name
+        require(
+            len(path.name.encode(errors="surrogateescape")) + len("-journal") <= limit,
+            f"store name {shown(path.name)} is too long: with SQLite's '-journal' beside it, "
+            f"it must fit {limit} bytes",
+        )
         try:
             if path == DEFAULT_PATH:
                 writable_folder(path.parent, default=True)
@@ -138,8 +144,8 @@ def check_writable(path: str | Path) -> State:
 
 def check_readable(path: str | Path) -> State:
     """Check, writing nothing, that ``path`` holds an attnsep store to read."""
-    name = str(path)
     state = inspect(path)
+    name = str(path)
     require(state != "missing", f"store {name!r} does not exist; run a sweep or reproduce first")
     require(
         state != "empty", f"store {name!r} holds no results yet; run a sweep or reproduce first"
@@ -152,7 +158,7 @@ class Store:
     missing, in a folder that exists), :meth:`open_read` only reads an existing one."""
 
     def __init__(self, path: str | Path = DEFAULT_PATH, *, write: bool = True) -> None:
-        self.path = Path(path)
+        self.path = named(path, "store")
         self.writable = write
         name = str(self.path)
         state = check_writable(self.path) if write else check_readable(self.path)
@@ -167,10 +173,13 @@ class Store:
             self.db.execute("PRAGMA journal_mode = WAL")
             if state != "current":
                 self._stamp()
-        except sqlite3.DatabaseError as err:
+        except (sqlite3.DatabaseError, OSError) as err:
+            if state == "missing":  # nothing half-made is left behind
+                for made in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
+                    made.unlink(missing_ok=True)
+            if isinstance(err, OSError):
+                raise ValueError(f"cannot open store {name!r}: {err.strerror}") from None
             raise ValueError(f"store {name!r} is not an attnsep results database ({err})") from None
-        except OSError as err:
-            raise ValueError(f"cannot open store {name!r}: {err.strerror}") from None
 
     @classmethod
     def open_read(cls, path: str | Path = DEFAULT_PATH) -> Store:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, TypeVar
 from pydantic import ConfigDict, Field, model_validator
 
 from ..configs import PRESET_HELP, ConfigBase, Seed
+from ..core.validate import shown
 
 if TYPE_CHECKING:  # numpy only where a claim is calibrated: the command line starts without it
     from ..metrics import calibration
@@ -179,9 +180,9 @@ def get(name: str) -> Experiment[Any]:
     from .modules import load_all
 
     load_all()
-    if name not in REGISTRY:
+    if not isinstance(name, str) or name not in REGISTRY:
         raise ValueError(
-            f"experiment must be one of {', '.join(sorted(REGISTRY))}; got {name!r} (one "
+            f"experiment must be one of {', '.join(sorted(REGISTRY))}; got {shown(name)} (one "
             "registered in another process, e.g. a notebook, is unknown here: run it inline)"
         )
     return REGISTRY[name]

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..configs import CALIBRATION_BUDGET
-from ..core.io import REPORT_FOLDER, make_folder, writable_folder
-from ..core.validate import one_of, require
+from ..core.io import REPORT_FOLDER, make_folder, named, writable_folder
+from ..core.validate import callback, int_at_least, one_of, shown
 from ..engine.store import DEFAULT_PATH, Store, check_readable
 from ..experiments import catalog
 
@@ -105,11 +105,15 @@ def planned(
     from .claims import planned_jobs
 
     one_of("preset", preset, PRESETS)
+    listed = isinstance(names, list | tuple) and all(isinstance(n, str) for n in names)
+    if names is not None and not listed:  # a str is a sequence too: of one-letter names
+        raise TypeError(f"names must be a list of experiment names, got {shown(names)}")
     chosen = [item["name"] for item in catalog()] if names is None else list(names)
     for name in chosen:
         check_experiment(name)
     engine = executor_for(executor, workers, address)
-    require(seed is None or seed >= 0, f"seed must be an integer >= 0, got {seed}")
+    if seed is not None:
+        int_at_least("seed", seed, 0)
     return chosen, planned_jobs(chosen, preset, seed), engine
 
 
@@ -166,7 +170,9 @@ def reproduce(
     from ..engine.sweep import run_sweep
 
     chosen, groups, engine = planned(preset, names, seed, executor, workers, address)
-    writable_folder(out, default=Path(out) == FOLDER)
+    callback("on_start", on_start)
+    callback("on_done", on_done)
+    writable_folder(out, default=named(out, "out") == FOLDER)
     db = Store(store)
     started = time.time()
     try:
@@ -252,7 +258,7 @@ def report(out: str | Path = FOLDER, store: str | Path = DEFAULT_PATH) -> Reprod
         engine's counts are 0.
     """
     check_readable(store)
-    writable_folder(out, default=Path(out) == FOLDER)
+    writable_folder(out, default=named(out, "out") == FOLDER)
     db = Store.open_read(store)
     try:
         last = db.recall("last_reproduction") or {
