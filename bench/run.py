@@ -50,6 +50,8 @@ BENCHMARKS = {
     "fresh arrays, and against its matmul bound",
     "attention_maps": "target 14: an attention-maps job (softmax, d=1024, the full grid of step "
     "sizes), step sizes together vs one Descent each (~1 min)",
+    "full_jobs": "target 15: each experiment's largest full job, planned (from the smaller "
+    "presets' timings) vs measured (its published timing; bench/run_full_job.py runs it)",
 }
 OPT_IN = {"standard_xor", "kparity"}
 
