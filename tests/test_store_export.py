@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import attnsep
-from attnsep.engine.records import record_dicts, record_table
+from attnsep.engine.records import CELL, record_dicts, record_table
 from attnsep.engine.store import one_kind, records_frame
 from cli_support import attnsep as cli
 
@@ -108,6 +108,15 @@ def test_records_frame_flattens_configs_and_skips_failed_jobs() -> None:
     assert frame["loss"].tolist() == [0.5, 0.25, 1.0]
     assert frame["config.pe"].isna().tolist() == [False, False, True]
     assert records_frame([]).empty
+
+
+def test_a_long_value_is_cut_in_the_table_and_whole_in_the_dicts() -> None:
+    curve = [{"exponent": e / 2, "steps": [1] * 32} for e in range(29)]  # attention-maps' kind
+    frame = records_frame([_row({"seeds": 32}, [{"curve": curve, "loss": 0.5}], job_id=1)])
+    header, rows, _ = record_table(frame)
+    shown = rows[0][header.index("curve")]
+    assert len(shown) == CELL and shown.endswith("…") and json.dumps(curve).startswith(shown[:-1])
+    assert json.loads(record_dicts(frame)[0]["curve"]) == curve  # whole
 
 
 def test_record_table_and_dicts_of_a_sweep(mixed_store: Path) -> None:

@@ -32,13 +32,18 @@ def shown_columns(frame) -> tuple[list[str], list[str]]:
     return shown, [c for c in fields if c not in shown]
 
 
+CELL = 60
+"""Characters of a value in the table: a longer one (a per-replica list, a nested record) is
+cut with ``…``; JSON and the exported files hold it whole."""
+
+
 def cell(value: Any) -> str:
-    """A value as a short string: floats to 4 significant digits, missing as empty."""
+    """A value as a short string: floats to 4 significant digits, missing as empty, at most
+    ``CELL`` characters."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return str(value)
+    text = f"{value:.4g}" if isinstance(value, float) else str(value)
+    return text if len(text) <= CELL else text[: CELL - 1] + "…"
 
 
 def record_table(frame, limit: int = 40) -> tuple[list[str], list[list[str]], str]:

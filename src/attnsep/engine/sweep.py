@@ -111,4 +111,3 @@ def run_into(
         store.close()
     rows = tuple(found[key] for key in dict.fromkeys(job.key for job in jobs) if key in found)
     return store.path, rows, outcome
-
