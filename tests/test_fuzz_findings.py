@@ -274,3 +274,13 @@ def test_a_guard_offers_force_only_where_there_is_one() -> None:
     assert "force" not in err
     refused(["xor", "train", *TINY_XOR, "--m", BIG], "pass force=True from Python")
     refused(["fcn", "xor", "--d", "4", "--width", "2", "--steps", BIG], "pass --force (force=True)")
+
+
+def test_a_sweep_job_that_cannot_fit_is_refused_not_failed() -> None:
+    """Drawn at 30 examples per option: ``--set m_values=2**53+1`` ran the job, which failed in
+    the allocator (exit 1, a failed row stored); the sweep now refuses it before a store."""
+    refused(
+        ["sweep", "one-step", "--set", "d_values=[16]", "--set", "m_values=9007199254740993",
+         "--set", "seeds=2", "--set", 'series=["fixed"]', "--executor", "inline"],
+        "a one-step job needs about", "lower the sizes set",
+    )  # fmt: skip

@@ -82,3 +82,30 @@ def test_a_run_priced_above_the_limit_says_so_as_it_starts(monkeypatch, tmp_path
     assert done.value.code == 0
     (note,) = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note:")]
     assert "can be stopped and resumed by the same command" in note
+
+
+def test_a_sweep_whose_largest_job_cannot_fit_is_refused_before_a_store_exists(
+    monkeypatch, tmp_path
+) -> None:
+    """Its experiment's ``peak``: one-step's is its largest step's, fcn-selection's its widest
+    FCN's; a Ray cluster's machines are not checked against this one."""
+    from attnsep.engine.jobs import Job
+    from attnsep.engine.sweep import check_memory
+    from attnsep.experiments import base
+
+    free = resources.BASELINE_BYTES + 100 * 2**20  # 100 MB besides the process's own
+    monkeypatch.setattr(resources, "available_memory", lambda: free)
+    store = tmp_path / "s.sqlite"
+    small = {"d_values": [16], "m_values": [4], "seeds": 2, "series": ["fixed"]}
+    big = {**small, "d_values": [16, 2**20], "m_values": [4, 64]}  # largest step: 512 MiB
+    with pytest.raises(ValueError, match=r"^a one-step job needs about 1.07 GB of memory, 642 MB"):
+        attnsep.sweep("one-step", fixed=big, store=store, executor="inline")
+    assert not store.exists()
+    attnsep.sweep("one-step", fixed=small, store=store, executor="inline")  # ~1 MB: runs
+    job = base.get("one-step").config("quick", **big).model_dump(mode="json")
+    largest = max(OneStepConfig(d=2**20, m=m, seeds=2).peak_bytes() for m in (4, 64))
+    assert base.get("one-step").peak(job) == largest
+    check_memory([Job("one-step", job)], "ray")  # not this machine: no check
+    fcn = base.get("fcn-selection").config("quick", settings=[[16, 4, 2]], width_fractions=[0.5, 2])
+    widest = SelectionFCNConfig(d=4, T=16, q=2, width=128, replicas=fcn.fcn_replicas, steps=1)
+    assert base.get("fcn-selection").peak(fcn.model_dump(mode="json")) == widest.peak_bytes()

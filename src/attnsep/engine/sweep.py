@@ -103,6 +103,7 @@ def run_into(
     another program's file is refused untouched; stored jobs are skipped):
     the store's path, the stored rows of the jobs in job order, and what was run.
     ``engine``: :func:`run_sweep`'s keywords."""
+    check_memory(jobs, executor)
     store = Store(path)
     try:
         outcome = run_sweep(jobs, store, executor, **engine)
@@ -111,3 +112,19 @@ def run_into(
         store.close()
     rows = tuple(found[key] for key in dict.fromkeys(job.key for job in jobs) if key in found)
     return store.path, rows, outcome
+
+
+def check_memory(jobs: list[Job], executor: str | Executor) -> None:
+    """Refuse (one ``ValueError`` line, before a store is opened) a sweep whose largest job
+    needs more memory than this machine has, by its experiment's estimate
+    (``Experiment.peak``); a Ray cluster's machines are not this one, so it is not checked."""
+    from ..core.resources import check_resources
+    from ..experiments import base
+
+    if (executor if isinstance(executor, str) else executor.name) == "ray":
+        return
+    sized = [(peak(job.config), job) for job in jobs if (peak := base.get(job.experiment).peak)]
+    if sized:
+        most, job = max(sized, key=lambda pair: pair[0])
+        what = f"a {job.experiment} job"
+        check_resources(what, most, None, "the sizes set (--set, --grid)", forced_by=None)

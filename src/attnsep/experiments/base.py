@@ -93,6 +93,9 @@ class Experiment(Generic[C]):
     estimate beyond the timed jobs."""
     searches: bool = False
     """Whether ``work`` takes a threshold the job searches for from the paper's law."""
+    peak: Callable[[dict[str, Any]], float] | None = None
+    """The most memory (bytes) one job holds, from its stored config: a sweep refuses a job
+    that cannot fit before it starts (``engine.sweep.check_memory``); ``None``: unchecked."""
 
     def config(self, preset: str = "quick", **overrides: Any) -> C:
         """The preset's config (:func:`preset_overrides`) with ``overrides`` applied."""

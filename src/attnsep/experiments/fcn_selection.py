@@ -575,9 +575,21 @@ def work(c: costs.Config) -> costs.Parts:
     return {"transformer": transformer, "fcn": fcn}
 
 
+def peak(c: costs.Config) -> float:
+    """The widest FCN's training memory (``SelectionFCNConfig.peak_bytes``; the transformer's
+    position block is small beside it)."""
+    nets = [
+        SelectionFCNConfig(d=d, T=T, q=q, width=w, replicas=c["fcn_replicas"], steps=1)
+        for T, d, q in c["settings"]
+        for w in widths((T, d, q), c["width_fractions"])
+    ]
+    return max((net.peak_bytes() for net in nets if "fcn" in c["kinds"]), default=0.0)
+
+
 EXPERIMENT = register(
     Experiment(
         work=work,
+        peak=peak,
         searches=True,
         name="fcn-selection",
         claim="B5.4",

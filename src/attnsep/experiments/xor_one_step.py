@@ -443,19 +443,32 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
 # --- cost (``attnsep reproduce --plan``): the work of one job ---------------------------------
 
 
-def work(c: costs.Config) -> float:
-
-    return sum(
-        c["seeds"] * d * m
+def _sizes(c: costs.Config) -> list[tuple[int, int, int]]:
+    """``(d, m, seeds)`` of each step of a job (its stored config; JSON keys are text)."""
+    seeds = {int(d): n for d, n in c.get("seeds_by_d", {}).items()}
+    return [
+        (d, m, seeds.get(d, c["seeds"]))
         for d in c["d_values"]
         for s in c["series"]
         for m in (c["m_values"] if s == "fixed" else [schedule_m(d, c["schedule_scale"])])
-    )
+    ]
+
+
+def work(c: costs.Config) -> float:
+    return sum(seeds * d * m for d, m, seeds in _sizes(c))
+
+
+def peak(c: costs.Config) -> float:
+    """The largest step's memory (``OneStepConfig.peak_bytes``)."""
+    from ..configs import OneStepConfig
+
+    return max(OneStepConfig(d=d, m=m, seeds=n).peak_bytes() for d, m, n in _sizes(c))
 
 
 EXPERIMENT = register(
     Experiment(
         work=work,
+        peak=peak,
         name="one-step",
         claim="A7.1",
         title="One gradient step suffices",
