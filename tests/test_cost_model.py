@@ -40,7 +40,7 @@ def test_work_grows_with_the_sizes_it_counts():
     assert set(parts) == {"transformer"}
 
 
-def test_fit_reads_the_floor_and_the_median_rate_per_part():
+def test_fit_reads_the_floor_and_each_jobs_rate_per_part():
     timed = [
         ({"a": 10.0}, 1.0),  # the fastest: the floor
         ({"a": 20.0}, 3.0),  # (3 - 1) / 20 = 0.1
@@ -50,12 +50,21 @@ def test_fit_reads_the_floor_and_the_median_rate_per_part():
         ({"a": 1.0, "b": 1.0}, 99.0),  # two parts: not used to fit either
     ]
     model = cost_model.fit(timed)
-    assert model["a"] == (1.0, pytest.approx(0.2))
-    assert model["b"] == (2.0, pytest.approx(0.4))  # one job: proportional to the work
-    assert cost_model.predict(model, {"a": 50.0}) == pytest.approx(11.0)
-    assert cost_model.predict(model, {"a": 50.0, "b": 10.0}) == pytest.approx(11.0 + 6.0)
+    assert model["a"] == (1.0, [(20.0, 0.1), (40.0, 0.2), (100.0, pytest.approx(0.3))])
+    assert model["b"] == (2.0, [(5.0, 0.4)])  # one job: proportional to the work
     assert cost_model.predict(model, {"c": 1.0}) is None  # never timed
     assert cost_model.predict(model, None) is None and cost_model.fit([]) == {}
+
+
+def test_a_size_is_scaled_by_the_nearest_timed_rate_and_a_far_one_by_the_median():
+    model = cost_model.fit([({"a": 10.0}, 1.0), ({"a": 20.0}, 3.0), ({"a": 100.0}, 31.0)])
+    assert cost_model.predict(model, {"a": 50.0}) == pytest.approx(1.0 + 0.3 * 50)  # 100 nearest
+    assert cost_model.predict(model, {"a": 25.0}) == pytest.approx(1.0 + 0.1 * 25)  # 20 nearest
+    far = 100.0 * cost_model.NEAR * 2
+    assert cost_model.predict(model, {"a": far}) == pytest.approx(1.0 + 0.2 * far)  # median
+    assert cost_model.predict(model, {"a": 0.0}) == 1.0  # no work: the floor
+    two = cost_model.fit([({"a": 1.0}, 0.0), ({"a": 10.0}, 2.0), ({"a": 40.0}, 4.0)])
+    assert cost_model.predict(two, {"a": 20.0}) == pytest.approx(20 * (0.2 + 0.1) / 2)  # a tie
 
 
 def preset_seconds(preset: str) -> dict[str, list[tuple[dict, float]]]:

@@ -2,14 +2,16 @@
 
 Each experiment counts the work of one of its jobs (``Experiment.work``, helpers in
 ``experiments.costs``); :func:`fit` turns an experiment's timed jobs into a floor (the fastest
-job's seconds: a job's fixed cost) and seconds per unit of work above it, and :func:`predict`
-applies them to the jobs without a timing. Fitted on the quick preset's published timings, it
+job's seconds: a job's fixed cost) and each job's seconds per unit of work above it, and
+:func:`predict` applies the nearest timed size's rate (the median rate far from all of them)
+to the jobs without a timing. Fitted on the quick preset's published timings, it
 predicted the standard preset's within 0.44x to 3.0x per experiment and 1.22x in total
 (``docs/cluster.md``).
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Iterable
 
@@ -40,15 +42,19 @@ def searches(name: str) -> bool:
     return base.get(name).searches
 
 
-Model = dict[str, tuple[float, float]]
-"""Per part: ``(floor seconds, seconds per unit of work)``."""
+Model = dict[str, tuple[float, list[tuple[float, float]]]]
+"""Per part: ``(floor seconds, [(work, seconds per unit of work above the floor), ...]))``,
+one pair per timed job, by work."""
+NEAR = 4.0
+"""A job within this factor of a timed job's work is scaled by that job's rate (the nearest
+one's); a job farther from every timed size by the median rate."""
 
 
 def fit(timed: list[tuple[Parts, float]]) -> Model:
-    """Each part's ``(floor, rate)`` from the timed jobs of that part alone (``(work,
+    """Each part's floor and rates from the timed jobs of that part alone (``(work,
     seconds)``): the floor is the fastest job's seconds (start-up, evaluation and bookkeeping
-    that no work count sees), the rate the median of ``(seconds - floor) / work`` over the
-    other jobs (over all of them when they took the same time)."""
+    that no work count sees), each other job's rate its ``(seconds - floor) / work`` (every
+    job's ``seconds / work`` when they all took the same time)."""
     by_part: dict[str, list[tuple[float, float]]] = {}
     for parts, seconds in timed:
         if len(parts) == 1:
@@ -57,9 +63,24 @@ def fit(timed: list[tuple[Parts, float]]) -> Model:
     model = {}
     for part, pairs in by_part.items():
         floor = min(s for _, s in pairs)
-        rates = [(s - floor) / w for w, s in pairs if s > floor] or [s / w for w, s in pairs]
-        model[part] = (floor, statistics.median(rates))
+        rates = [(w, (s - floor) / w) for w, s in pairs if s > floor and w > 0]
+        model[part] = (floor, sorted(rates or [(w, s / w) for w, s in pairs if w > 0]))
     return model
+
+
+def rate(rates: list[tuple[float, float]], units: float) -> float:
+    """Seconds per unit of work at ``units``: the rate of the timed job nearest in work when
+    one is within ``NEAR``x (the median of the nearest when several are as near), else the
+    median rate. A rate changes with size (small matrices run at a worse rate; a large
+    working set leaves the cache), so the nearest timing says most where there is one: a
+    paper-scale job is read from a measured paper-scale job."""
+    if not rates or units <= 0:
+        return 0.0
+    gaps = [(abs(math.log(w / units)), r) for w, r in rates]
+    nearest = min(gap for gap, _ in gaps)
+    if nearest > math.log(NEAR):
+        return statistics.median(r for _, r in rates)
+    return statistics.median(r for gap, r in gaps if gap <= nearest * (1 + 1e-9))
 
 
 def fit_configs(name: str, timed: Iterable[tuple[Config, float]]) -> Model:
@@ -69,11 +90,13 @@ def fit_configs(name: str, timed: Iterable[tuple[Config, float]]) -> Model:
 
 
 def predict(model: Model, parts: Parts | None) -> float | None:
-    """Seconds of a job with work ``parts``: each part's floor plus its rate times the work
-    (None when a part has no timed job to scale)."""
+    """Seconds of a job with work ``parts``: each part's floor plus its work times the
+    :func:`rate` there (None when a part has no timed job to scale)."""
     if not parts or any(part not in model for part in parts):
         return None
-    return sum(model[part][0] + model[part][1] * units for part, units in parts.items())
+    return sum(
+        model[part][0] + rate(model[part][1], units) * units for part, units in parts.items()
+    )
 
 
 def estimate(model: Model, name: str, config: Config) -> float | None:
