@@ -728,13 +728,7 @@ def sweep(
     engine = executor_for(executor, workers, address)
     callback("on_start", on_start)
     callback("on_done", on_done)
-    configs, jobs = sweep_jobs(
-        experiment,
-        preset,
-        {} if fixed is None else fixed,
-        {} if grid is None else grid,
-        config_file,
-    )
+    configs, jobs = sweep_jobs(experiment, preset, fixed, grid, config_file)
     path, rows, outcome = run_into(jobs, store, engine, on_start=on_start, on_done=on_done)
     from .results import SweepResult
 

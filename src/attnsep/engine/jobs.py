@@ -194,15 +194,16 @@ def check_experiment(name: str) -> None:
 def sweep_jobs(
     experiment: str,
     preset: str,
-    fixed: dict[str, Any] | Sequence[str],
-    grid: dict[str, list[Any]] | Sequence[str],
+    fixed: dict[str, Any] | Sequence[str] | None,
+    grid: dict[str, list[Any]] | Sequence[str] | None,
     config_file: str | Path | None = None,
 ) -> tuple[list[base.ExperimentConfig], list[Job]]:
     """A sweep's validated grid points (:func:`sweep_fields`, :func:`expand_grid`) and their
-    jobs, in grid order."""
+    jobs, in grid order (``None``: no fields fixed, no grid)."""
     one_of("preset", preset, base.PRESETS)
     check_experiment(experiment)
-    configs = expand_grid(experiment, preset, *sweep_fields(config_file, fixed, grid))
+    fields = sweep_fields(config_file, {} if fixed is None else fixed, {} if grid is None else grid)
+    configs = expand_grid(experiment, preset, *fields)
     return configs, [job for config in configs for job in jobs_for(experiment, config)]
 
 

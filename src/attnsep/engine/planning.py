@@ -122,13 +122,7 @@ def sweep_plan(
 
     seconds("calibration", calibration)
     engine = executor_for(executor, workers, address)
-    _, jobs = sweep_jobs(
-        experiment,
-        preset,
-        {} if fixed is None else fixed,
-        {} if grid is None else grid,
-        config_file,
-    )
+    _, jobs = sweep_jobs(experiment, preset, fixed, grid, config_file)
     return plan({experiment: jobs}, store, engine, budget=calibration)
 
 
