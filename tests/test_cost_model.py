@@ -81,6 +81,8 @@ OVERHEAD_BOUND = {
     "kparity-steps": "since its grid descent (10-23x faster on large jobs) each quick job takes "
     "0.2-1.4 s whatever d, nearly all of it Python per step, so the quick jobs show no rate; "
     "the plan fits it on the standard timings too",
+    "attention-maps": "since its step sizes run together (version 3) its six quick jobs take "
+    "0.2-0.7 s at one and the same work count, so they show no rate either",
 }
 """Experiments whose quick jobs are all fixed cost: no rate can be read off them alone."""
 
