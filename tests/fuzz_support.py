@@ -13,7 +13,7 @@ import tempfile
 import time
 import traceback
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from contextlib import chdir, contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -64,16 +64,6 @@ NOTE = "note: this run is priced at"
 """What a resumable run (sweep, reproduce, frontier) says when it will be long: it is not
 refused (its finished jobs are stored), so one that runs past ``LIMIT`` after saying so is
 what was asked for (``engine.sweep.warn_if_long``)."""
-
-
-@contextmanager
-def chdir(folder: Path) -> Iterator[None]:
-    before = os.getcwd()
-    os.chdir(folder)
-    try:
-        yield
-    finally:
-        os.chdir(before)
 
 
 def path_for(kind: str, suffix: str) -> str:

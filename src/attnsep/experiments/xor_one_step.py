@@ -445,9 +445,9 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
 
 def _sizes(c: costs.Config) -> list[tuple[int, int, int]]:
     """``(d, m, seeds)`` of each step of a job (its stored config; JSON keys are text)."""
-    seeds = {int(d): n for d, n in c.get("seeds_by_d", {}).items()}
+    seeds: dict[int, int] = {int(d): int(n) for d, n in c.get("seeds_by_d", {}).items()}
     return [
-        (d, m, seeds.get(d, c["seeds"]))
+        (int(d), int(m), seeds.get(d, int(c["seeds"])))
         for d in c["d_values"]
         for s in c["series"]
         for m in (c["m_values"] if s == "fixed" else [schedule_m(d, c["schedule_scale"])])
