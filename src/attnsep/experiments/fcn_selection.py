@@ -577,13 +577,14 @@ def work(c: costs.Config) -> costs.Parts:
 
 def peak(c: costs.Config) -> float:
     """The widest FCN's training memory (``SelectionFCNConfig.peak_bytes``; the transformer's
-    position block is small beside it)."""
-    nets = [
-        SelectionFCNConfig(d=d, T=T, q=q, width=w, replicas=c["fcn_replicas"], steps=1)
+    position block is small beside it; 0 for a transformer-only job)."""
+    if "fcn" not in c["kinds"]:
+        return 0.0
+    return max(
+        SelectionFCNConfig(d=d, T=T, q=q, width=w, replicas=c["fcn_replicas"], steps=1).peak_bytes()
         for T, d, q in c["settings"]
         for w in widths((T, d, q), c["width_fractions"])
-    ]
-    return max((net.peak_bytes() for net in nets if "fcn" in c["kinds"]), default=0.0)
+    )
 
 
 EXPERIMENT = register(
