@@ -56,15 +56,24 @@ def test_fit_reads_the_floor_and_each_jobs_rate_per_part():
     assert cost_model.predict(model, None) is None and cost_model.fit([]) == {}
 
 
-def test_a_size_is_scaled_by_the_nearest_timed_rate_and_a_far_one_by_the_median():
+def test_a_size_between_timed_sizes_is_scaled_by_their_interpolated_rate():
     model = cost_model.fit([({"a": 10.0}, 1.0), ({"a": 20.0}, 3.0), ({"a": 100.0}, 31.0)])
-    assert cost_model.predict(model, {"a": 50.0}) == pytest.approx(1.0 + 0.3 * 50)  # 100 nearest
-    assert cost_model.predict(model, {"a": 25.0}) == pytest.approx(1.0 + 0.1 * 25)  # 20 nearest
+    share = math.log(50 / 20) / math.log(100 / 20)  # rates 0.1 at 20, 0.3 at 100
+    middle = 0.1 ** (1 - share) * 0.3**share
+    assert cost_model.predict(model, {"a": 50.0}) == pytest.approx(1.0 + middle * 50)
+    assert 0.1 < middle < 0.3
+    assert cost_model.predict(model, {"a": 100.0}) == pytest.approx(31.0)  # a timed size
+    seeds = cost_model.fit([({"a": 1.0}, 0.0), ({"a": 10.0}, 2.0), ({"a": 10.0}, 4.0)])
+    assert cost_model.rate(seeds["a"][1], 10.0) == pytest.approx(0.3)  # two seeds: the median
+
+
+def test_outside_the_timed_sizes_the_nearest_rate_near_them_and_the_median_far():
+    model = cost_model.fit([({"a": 10.0}, 1.0), ({"a": 20.0}, 3.0), ({"a": 100.0}, 31.0)])
+    assert cost_model.predict(model, {"a": 300.0}) == pytest.approx(1.0 + 0.3 * 300)  # 100
+    assert cost_model.predict(model, {"a": 6.0}) == pytest.approx(1.0 + 0.1 * 6)  # 20 nearest
     far = 100.0 * cost_model.NEAR * 2
     assert cost_model.predict(model, {"a": far}) == pytest.approx(1.0 + 0.2 * far)  # median
     assert cost_model.predict(model, {"a": 0.0}) == 1.0  # no work: the floor
-    two = cost_model.fit([({"a": 1.0}, 0.0), ({"a": 10.0}, 2.0), ({"a": 40.0}, 4.0)])
-    assert cost_model.predict(two, {"a": 20.0}) == pytest.approx(20 * (0.2 + 0.1) / 2)  # a tie
 
 
 def preset_seconds(preset: str) -> dict[str, list[tuple[dict, float]]]:
