@@ -4,9 +4,9 @@ Each experiment counts the work of one of its jobs (``Experiment.work``, helpers
 ``experiments.costs``); :func:`fit` turns an experiment's timed jobs into a floor (the fastest
 job's seconds: a job's fixed cost) and each job's seconds per unit of work above it, and
 :func:`predict` applies the rate of the timed sizes around it (interpolated; the nearest one's
-outside them, the median rate far from all of them) to the jobs without a timing. Fitted on the quick preset's published timings, it
-predicted the standard preset's within 0.44x to 3.0x per experiment and 1.22x in total
-(``docs/cluster.md``).
+outside them, the median rate far from all of them) to the jobs without a timing. Fitted on
+the quick preset's published timings, it predicts the standard preset's within 0.54x to 3.0x
+per experiment and 1.02x in total (``docs/cluster.md``).
 """
 
 from __future__ import annotations
