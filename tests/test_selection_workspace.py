@@ -216,8 +216,38 @@ def test_select_convergence_records_are_pinned() -> None:
         paper_eval_size=64,
         paper_batch=32,
         paper_lr=0.5,
+        products="float64",
     )
     assert select_convergence.run(config) == PINNED_RECORDS
+
+
+@pytest.mark.parametrize(
+    ("trainable", "objective", "lr"), [("position", "population", 0.6), ("full", "sgd", 0.5)]
+)
+def test_float32_products_follow_the_float64_run(trainable, objective, lr) -> None:
+    """``products="float32"`` rounds a step's two products to 24 bits: after 100 steps ``W``
+    and the loss curve stay within ``1e-5`` (relative) of the float64 run, a few hundred times
+    float32's unit roundoff, far below the steps' sampling noise."""
+    runs = {
+        precision: train(
+            SelectionTrainConfig(
+                pe_dim=48, trainable=trainable, objective=objective, steps=100, batch=96,
+                lr=lr, seed=5, products=precision,
+            )
+        )
+        for precision in ("float64", "float32")
+    }  # fmt: skip
+    exact, rounded = runs["float64"], runs["float32"]
+    assert not torch.equal(exact.W, rounded.W)  # the products did run in float32
+    assert float((rounded.W - exact.W).norm() / exact.W.norm()) < 1e-5
+    assert torch.allclose(rounded.losses, exact.losses, rtol=1e-5, atol=0)
+
+
+def test_float32_products_need_the_law_drawn_steps() -> None:
+    with pytest.raises(ValueError, match="products 'float32' needs pe 'stochastic'"):
+        SelectionTrainConfig(pe="fixed", products="float32")
+    with pytest.raises(ValueError, match="pe_draws 'explicit'"):
+        SelectionTrainConfig(pe_draws="explicit", products="float32")
 
 
 def test_the_work_count_grows_like_the_products_only_at_large_widths() -> None:

@@ -435,6 +435,11 @@ class SelectionTrainConfig(LibraryConfig):
         description="Stochastic PE: draw only what a step depends on (law, exact in "
         "distribution) or every encoding (explicit).",
     )
+    products: DType = Field(
+        "float64",
+        description="Precision of a law-drawn step's two products (W and its updates stay "
+        "float64).",
+    )
     steps: Count = Field(1500, description="Training steps.")
     batch: Count = Field(256, description="Fresh sequences per step.")
     lr: float = Field(3.0, gt=0, description="SGD rate, decays linearly to 0.")
@@ -444,6 +449,11 @@ class SelectionTrainConfig(LibraryConfig):
     @model_validator(mode="after")
     def _fits(self) -> SelectionTrainConfig:
         _subset_fits(self.q, self.T)
+        require(
+            self.products == "float64" or (self.pe == "stochastic" and self.pe_draws == "law"),
+            "products 'float32' needs pe 'stochastic' with pe_draws 'law' (the steps it speeds "
+            f"up), got pe {self.pe!r}, pe_draws {self.pe_draws!r}",
+        )
         if self.fixed_positions is not None:
             require(
                 self.fixed_positions >= self.T,

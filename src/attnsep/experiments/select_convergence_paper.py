@@ -86,6 +86,7 @@ def run_width(config: Any, m_p: int, seed: int) -> list[Record]:
         batch=config.paper_batch,
         lr=config.paper_lr,
         seed=seed,
+        products=config.products,
     )
     out = train_and_evaluate(train_config, [config.T], config.paper_eval_size, keep_W=True)
     W = out.pop("W")

@@ -87,13 +87,19 @@ class SparseParity:
         return max(1, SAMPLE_ELEMENTS // self.d)
 
     def draw(
-        self, support: torch.Tensor, gens: list[torch.Generator], n: int, rows: int | None = None
+        self,
+        support: torch.Tensor,
+        gens: list[torch.Generator],
+        n: int,
+        rows: int | None = None,
+        dtype: torch.dtype = torch.float64,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """``n`` samples of every replica, replica ``e`` from ``gens[e]``: ``x`` (E x n x d), ``y``.
 
-        ``x`` is float64 ±1 on the CPU: ``ceil(d / 8)`` random bytes a sample, eight coordinates
-        a byte (:data:`BYTE_SIGNS`), then, with label noise, one uniform a sample for the flips.
-        ``rows``: keep only the first ``rows`` of the ``n`` samples drawn.
+        ``x`` is ±1 on the CPU in ``dtype`` (exact in any): ``ceil(d / 8)`` random bytes a
+        sample, eight coordinates a byte (:data:`BYTE_SIGNS`), then, with label noise, one
+        uniform a sample for the flips. ``rows``: keep only the first ``rows`` of the ``n``
+        samples drawn.
         """
         rows = n if rows is None else rows
         width = (self.d + 7) // 8
@@ -104,7 +110,8 @@ class SparseParity:
                 uniform = torch.rand(n, generator=gen, dtype=torch.float64)
                 flips.append(uniform[:rows] < self.noise)
         raw = torch.stack(blocks)
-        x = BYTE_SIGNS.index_select(0, raw.view(-1).long()).view(*raw.shape[:2], -1)
+        signs = BYTE_SIGNS.to(dtype)
+        x = signs.index_select(0, raw.view(-1).long()).view(*raw.shape[:2], -1)
         x = x[..., : self.d]
         return x, self.labels(x, support, torch.stack(flips) if flips else None)
 

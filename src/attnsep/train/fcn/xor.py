@@ -64,9 +64,11 @@ def _sign_error(f: torch.Tensor, clean: torch.Tensor) -> torch.Tensor:
     return (torch.sign(f.squeeze(-1).cpu()) != clean).to(torch.float64).mean(dim=1)
 
 
-def _perfect(task: SparseParity, support: torch.Tensor, gens: list[torch.Generator]) -> Done:
+def _perfect(
+    task: SparseParity, support: torch.Tensor, gens: list[torch.Generator], dtype: torch.dtype
+) -> Done:
     """Early stopping: done once all ``VAL_SAMPLES`` validation samples are classified right."""
-    x, _ = task.draw(support, gens, VAL_SAMPLES)
+    x, _ = task.draw(support, gens, VAL_SAMPLES, dtype=dtype)
     clean = task.labels(x, support)
 
     def done(net: MLP, running: torch.Tensor) -> torch.Tensor:
@@ -125,12 +127,12 @@ def part(cfg: XorFCNConfig, move: dict) -> TaskPart[XorFCNResult]:
     if cfg.samples is None:
         batches = _fresh_batches(task, support, streams(cfg, "fcn-train"), cfg.batch, move)
     else:
-        x, y = task.draw(support, streams(cfg, "fcn-train"), cfg.samples)
+        x, y = task.draw(support, streams(cfg, "fcn-train"), cfg.samples, dtype=move["dtype"])
         batches = replay(x.to(**move), y.to(**move), streams(cfg, "fcn-order"), cfg.batch)
     per_sample = xor_loss(cfg.loss)
 
     def evaluate(model: MLP, losses: torch.Tensor, steps_run: torch.Tensor) -> XorFCNResult:
-        x, y = task.draw(support, streams(cfg, "fcn-test"), cfg.test_samples)
+        x, y = task.draw(support, streams(cfg, "fcn-test"), cfg.test_samples, dtype=move["dtype"])
         f = predict(model, x).cpu().double()
         test_loss = row_means(per_sample(f, y))
         require_finite(test_loss, "test loss", cfg)
@@ -138,5 +140,7 @@ def part(cfg: XorFCNConfig, move: dict) -> TaskPart[XorFCNResult]:
         device = str(model.weights[0].device)
         return XorFCNResult(cfg, support, model, test_error, test_loss, steps_run, losses, device)
 
-    done = _perfect(task, support, streams(cfg, "fcn-val")) if cfg.early_stop else None
+    done = (
+        _perfect(task, support, streams(cfg, "fcn-val"), move["dtype"]) if cfg.early_stop else None
+    )
     return TaskPart(task.d, 1, batches, per_sample, evaluate, done)
