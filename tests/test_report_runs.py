@@ -139,3 +139,24 @@ def test_more_seeds_scales_every_seed_count():
 
     assert base.more_seeds(Counts(), 4) == {"seeds": 32, "seeds_by_d": {64: 64}}
     assert base.more_seeds(CoinConfig(), 2) == {"seeds": 128}
+
+
+def test_experiments_judged_side_by_side_give_the_same_claims(tmp_path):
+    """``workers=2`` judges each experiment in a fresh process reading the store: the claims
+    (verdicts, estimates, error rates, figures) are those of the one-process judging."""
+    load_all()
+    names = ["head-specialization", "kparity-steps"]
+    store = Store(tmp_path / "s.sqlite")
+    run_sweep(
+        [job for jobs in planned_jobs(names, "quick").values() for job in jobs], store, "inline"
+    )
+    claims = {}
+    for workers in (1, 2):
+        out = tmp_path / f"r{workers}"
+        out.mkdir()
+        claims[workers] = build_claims(store, names, "quick", out, workers=workers)
+        assert all((out / f).is_file() for claim in claims[workers] for f in claim["figures"])
+    store.close()
+    assert [c["name"] for c in claims[2]] == [c["name"] for c in claims[1]]
+    assert json.dumps(claims[2], default=str) == json.dumps(claims[1], default=str)
+    assert all(c["verdict"] != "incomplete" for c in claims[1])

@@ -90,7 +90,7 @@ def search_samples(
         return evaluate(grid_n(k_start + i - 1))
 
     def probe(i: int) -> Probe:
-        return Probe(i, tuple(bool(o) for o in np.asarray(at(i))))
+        return Probe(i, tuple(np.asarray(at(i), dtype=bool).tolist()))
 
     last = k_limit - k_start + 1
     found, probes = smallest_passing(at, goal, 1, last)

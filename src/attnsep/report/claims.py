@@ -75,68 +75,104 @@ def build_claims(
     seed: int | None = None,
     calibrate: bool = True,
     seeds_run: Sequence[int] = (),
+    workers: int = 1,
 ) -> list[dict[str, Any]]:
     """One claim per experiment (plus its companions, e.g. A7.3b) from the jobs the store holds
     on master seed ``seed``; figures go to ``out``. With ``calibrate``, every claim whose
     experiment states its hypotheses carries its criterion's error rates (``calibration``).
     ``runs`` lists the verdicts of the complete runs on the criterion's exploratory seeds and on
-    ``seeds_run`` (other master seeds reproduced into this store)."""
+    ``seeds_run`` (other master seeds reproduced into this store). With ``workers > 1`` the
+    experiments are judged side by side in that many fresh processes, each reading the store
+    (the claims are the same, in the same order: each experiment's simulations draw from their
+    own seeds)."""
+    groups = list(planned_jobs(names, preset, seed).items())
+    args = [(name, jobs, preset, out, seed, calibrate, tuple(seeds_run)) for name, jobs in groups]
+    if workers <= 1 or len(args) <= 1:
+        judged = [judge(store, *arg) for arg in args]
+    else:
+        from concurrent.futures import ProcessPoolExecutor
+        from multiprocessing import get_context
+
+        size = min(workers, len(args))
+        with ProcessPoolExecutor(size, mp_context=get_context("spawn")) as pool:
+            judged = list(pool.map(_judge_from, [(store.path, *arg) for arg in args]))
+    return [claim for claims in judged for claim in claims]
+
+
+def _judge_from(args: tuple) -> list[dict[str, Any]]:
+    """:func:`judge` in a worker process, on the store at ``args[0]`` opened read-only."""
+    path, *rest = args
+    store = Store.open_read(path)
+    try:
+        return judge(store, *rest)
+    finally:
+        store.close()
+
+
+def judge(
+    store: Store,
+    name: str,
+    jobs: list[Job],
+    preset: str,
+    out: Path,
+    seed: int | None,
+    calibrate: bool,
+    seeds_run: Sequence[int],
+) -> list[dict[str, Any]]:
+    """Experiment ``name``'s claim and its companions (:func:`build_claims`)."""
     from ..metrics import calibration  # numpy: not for the command line's start-up
 
-    claims = []
-    for name, jobs in planned_jobs(names, preset, seed).items():
-        exp = base.get(name)
-        config = config_for(name, preset, seed)
-        finished, errors = finished_records(store, name, jobs)
-        claim: dict[str, Any] = {
-            "claim": exp.claim,
-            "name": name,
-            "title": exp.title,
-            "paper": exp.paper,
-            "section": exp.section,
-            "command": command_for(name, preset, seed),
-            "preset": preset,
-            "seed": config.seed,
-            "run": exp.run_kind(config.seed),
-            "criterion_version": exp.criterion_version,
-            "config": config.model_dump(mode="json"),
-            "jobs": len(jobs),
-            "jobs_done": len(finished),
-            "seconds": round(sum(r["seconds"] for r in finished), 3),
-        }
-        if len(finished) < len(jobs):
-            claim.update(
-                measured=f"{len(finished)} of {len(jobs)} jobs finished"
-                + (f"; first error: {errors[0]}" if errors else ""),
-                verdict="incomplete",
-                reason="not every job of this claim has finished; "
-                f"`{claim['command']}{store_flag(store)}` completes it (stored jobs are kept)",
-                estimates=[],
-                figures=[],
-            )
-            claims.append(claim)
-            continue
-        records = [rec for row in finished for rec in row["records"]]
-        judged = exp.verdict(records, config)
-        companions = judged.pop("companions", [])
-        claim.update(judged)
-        claim.setdefault("reason", claim.get("criterion", ""))
-        claim.setdefault("estimates", [])
-        claim["figures"] = [
-            str(p.relative_to(out)) for p in exp.figure(records, config, out / "figures")
-        ]
-        if calibrate:
-            claim["calibration"] = exp.calibrate(records, config)
-            claim["reason"] = calibration.named_in(claim["reason"], claim["calibration"])
-        seen = (*exp.tuned_on, *seeds_run)
-        claim["runs"] = other_runs(store, name, preset, config.seed, seen)
-        claims.append(claim)
-        shared = {k: claim[k] for k in ("command", "preset", "seed", "run", "jobs", "jobs_done")}
-        for extra in companions:
-            entry = {"name": f"{name}-{extra['claim'].lower().replace('.', '')}", **shared}
-            entry.update(criterion_version=exp.criterion_version, seconds=0.0, figures=[])
-            entry.update(extra)
-            entry.setdefault("calibration", None)
-            entry["reason"] = calibration.named_in(entry["reason"], entry["calibration"])
-            claims.append(entry)
+    exp = base.get(name)
+    config = config_for(name, preset, seed)
+    finished, errors = finished_records(store, name, jobs)
+    claim: dict[str, Any] = {
+        "claim": exp.claim,
+        "name": name,
+        "title": exp.title,
+        "paper": exp.paper,
+        "section": exp.section,
+        "command": command_for(name, preset, seed),
+        "preset": preset,
+        "seed": config.seed,
+        "run": exp.run_kind(config.seed),
+        "criterion_version": exp.criterion_version,
+        "config": config.model_dump(mode="json"),
+        "jobs": len(jobs),
+        "jobs_done": len(finished),
+        "seconds": round(sum(r["seconds"] for r in finished), 3),
+    }
+    if len(finished) < len(jobs):
+        claim.update(
+            measured=f"{len(finished)} of {len(jobs)} jobs finished"
+            + (f"; first error: {errors[0]}" if errors else ""),
+            verdict="incomplete",
+            reason="not every job of this claim has finished; "
+            f"`{claim['command']}{store_flag(store)}` completes it (stored jobs are kept)",
+            estimates=[],
+            figures=[],
+        )
+        return [claim]
+    records = [rec for row in finished for rec in row["records"]]
+    judged = exp.verdict(records, config)
+    companions = judged.pop("companions", [])
+    claim.update(judged)
+    claim.setdefault("reason", claim.get("criterion", ""))
+    claim.setdefault("estimates", [])
+    claim["figures"] = [
+        str(p.relative_to(out)) for p in exp.figure(records, config, out / "figures")
+    ]
+    if calibrate:
+        claim["calibration"] = exp.calibrate(records, config)
+        claim["reason"] = calibration.named_in(claim["reason"], claim["calibration"])
+    seen = (*exp.tuned_on, *seeds_run)
+    claim["runs"] = other_runs(store, name, preset, config.seed, seen)
+    claims = [claim]
+    shared = {k: claim[k] for k in ("command", "preset", "seed", "run", "jobs", "jobs_done")}
+    for extra in companions:
+        entry = {"name": f"{name}-{extra['claim'].lower().replace('.', '')}", **shared}
+        entry.update(criterion_version=exp.criterion_version, seconds=0.0, figures=[])
+        entry.update(extra)
+        entry.setdefault("calibration", None)
+        entry["reason"] = calibration.named_in(entry["reason"], entry["calibration"])
+        claims.append(entry)
     return claims

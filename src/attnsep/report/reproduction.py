@@ -73,18 +73,21 @@ class Reproduction:
 
 
 def write_claims(
-    store: Store, last: dict[str, Any], out: Path
+    store: Store, last: dict[str, Any], out: Path, workers: int = 1
 ) -> tuple[list[dict[str, Any]], Path]:
     """Judge the claims of a reproduction (``last``: its preset, names and seed) from the
     store and write the report into ``out`` (made here, checked by ``writable_folder``
-    before): the claims and the report's index file."""
+    before): the claims and the report's index file. ``workers``: processes judging the
+    experiments side by side (``claims.build_claims``)."""
     from .claims import build_claims
     from .html import write_report  # jinja2 only when a report is written
 
     make_folder(out, default=out == FOLDER)
     preset, seed = last["preset"], last.get("seed")
     seeds_run = store.recall(f"seeds_run:{preset}") or []
-    claims = build_claims(store, last["names"], preset, out, seed, seeds_run=seeds_run)
+    claims = build_claims(
+        store, last["names"], preset, out, seed, seeds_run=seeds_run, workers=workers
+    )
     index, _ = write_report(claims, preset, out)
     return claims, index
 
@@ -182,7 +185,8 @@ def reproduce(
         db.remember("last_reproduction", last)
         seeds_run = sorted({*(db.recall(f"seeds_run:{preset}") or []), seed or 0})
         db.remember(f"seeds_run:{preset}", seeds_run)
-        claims, index = write_claims(db, last, Path(out))
+        judges = engine.workers if engine.name == "process" else 1
+        claims, index = write_claims(db, last, Path(out), judges)
     finally:
         db.close()
     counts = (outcome.computed, outcome.cached, len(outcome.failed), time.time() - started)

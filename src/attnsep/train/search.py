@@ -29,7 +29,7 @@ class Probe:
 
     @property
     def successes(self) -> int:
-        return sum(self.outcomes)
+        return self.outcomes.count(True)
 
     @property
     def trials(self) -> int:
@@ -40,15 +40,16 @@ class Probe:
         return self.successes / self.trials
 
     def as_record(self) -> dict:
-        low, high = wilson(self.successes, self.trials)
+        successes, trials = self.successes, self.trials
+        low, high = wilson(successes, trials)
         return {
             "size": self.size,
-            "successes": self.successes,
-            "trials": self.trials,
-            "rate": self.rate,
+            "successes": successes,
+            "trials": trials,
+            "rate": successes / trials,
             "low": low,
             "high": high,
-            "outcomes": [int(o) for o in self.outcomes],
+            "outcomes": list(map(int, self.outcomes)),
         }
 
 
@@ -73,7 +74,7 @@ def smallest_passing(
 
     def passes(size: int) -> bool:
         if size not in probes:
-            probes[size] = Probe(size, tuple(bool(o) for o in np.asarray(evaluate(size))))
+            probes[size] = Probe(size, tuple(np.asarray(evaluate(size), dtype=bool).tolist()))
         return probes[size].rate >= target
 
     size, failing = start, start - 1
