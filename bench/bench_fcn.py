@@ -8,6 +8,9 @@ the same work; at the default width 32 and at width 4, the widths the XOR fronti
 Throughput = replica-steps per second. Target >= 8x. The token-selection FCN
 (``train_selection``, defaults ``d=4, T=8``, width 64) is measured the same way.
 
+A last row times fcn-selection's widest full-preset net trained in float32 (the experiment's
+default) against float64.
+
 Each XOR row also times the arithmetic floor of the batched run: the first layer's two
 batched products per step (forward ``x W``, backward ``xᵀ G``) alone, which no batching can
 avoid; ``looped time / floor`` bounds the ratio any batched implementation could reach.
@@ -117,12 +120,42 @@ def one_row(name: str, train, cfg_of, steps: int, rounds: int, gflops: float) ->
     )
 
 
+WIDEST = {"d": 8, "T": 128, "q": 4, "width": 2048, "replicas": 4, "eval_samples": 256}
+"""fcn-selection's widest full-preset net: ``T = 128, d = 8, q = 4``, width ``2 Td``, 4 nets."""
+WIDEST_STEPS = 20
+
+
+def precision_row(rounds: int) -> dict:
+    """fcn-selection's widest full-preset net: float32 training (its default since version 3)
+    vs float64, the same steps interleaved."""
+    configs = {
+        dtype: SelectionFCNConfig(**WIDEST, steps=WIDEST_STEPS, dtype=dtype)
+        for dtype in ("float32", "float64")
+    }
+    low, high = interleaved(
+        lambda: train_selection(configs["float32"]),
+        lambda: train_selection(configs["float64"]),
+        rounds,
+    )
+    return row(
+        "5 selection FCN, widest full net: float32 vs float64",
+        fmt_time(med(low) / WIDEST_STEPS) + " per step",
+        fmt_time(med(high) / WIDEST_STEPS) + " per step",
+        median_ratio(high, low),
+        "report",
+        None,
+        f"ratio = float64 time / float32 time; {WIDEST}, Adam, {WIDEST_STEPS} steps with the "
+        f"evaluation, {rounds} interleaved rounds, torch threads={THREADS}",
+    )
+
+
 def run(rounds: int = 3) -> list[dict]:
     gflops = gemm_gflops()
     return [
         one_row("xor width 32", train_xor, xor_cfg(32), XOR_STEPS, rounds, gflops),
         one_row("xor width 4", train_xor, xor_cfg(4), XOR_STEPS, rounds, gflops),
         one_row("selection", train_selection, selection_cfg, SELECTION_STEPS, rounds, gflops),
+        precision_row(rounds),
     ]
 
 

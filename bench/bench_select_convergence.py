@@ -9,6 +9,9 @@ and the gradient ``gᵀ u``, ``torch.bmm`` of the same shapes): the matmul bound
 bound / time (target >= 0.3). What is left above it is mostly the ``(q + 1) m_p`` normals per
 sequence (numpy's generator: the random streams, and so the records, stay as they are).
 
+A third row times the same training with the two products in float32
+(``SelectionTrainConfig.products``, select-convergence's default) against float64.
+
 Rows: B5.1 at ``m_p = 512`` (batch ``4 m_p = 2048``, the position block, population objective)
 and B5.1b at ``m_p = 512`` (full ``W``, SGD, batch 256). Standalone, any width:
 
@@ -64,8 +67,16 @@ def compare(name: str, config: SelectionTrainConfig, rounds: int) -> list[dict]:
     W, losses = reference.train(config)
     same = torch.equal(ours.W, W) and torch.equal(ours.losses, losses)
     bound_run = products(config)
-    t_new, t_old, t_bound = alternating(
-        [lambda: train(config), lambda: reference.train(config), bound_run], rounds
+    rounded = config.model_copy(update={"products": "float32"})
+    drift = float((train(rounded).W - ours.W).norm() / ours.W.norm())
+    t_new, t_old, t_bound, t_low = alternating(
+        [
+            lambda: train(config),
+            lambda: reference.train(config),
+            bound_run,
+            lambda: train(rounded),
+        ],
+        rounds,
     )
     bound = med(t_bound)
     shape = (
@@ -93,6 +104,16 @@ def compare(name: str, config: SelectionTrainConfig, rounds: int) -> list[dict]:
             f"bound = the step's two products alone ({fmt_time(bound / config.steps)} per step, "
             f"torch.bmm, same shapes, timed in turn with both); fraction = bound / time; {shape}",
             profile_top(lambda: train(config), top=8),
+        ),
+        row(
+            f"12 {name}: float32 products vs float64 (the experiment's default since version 3)",
+            fmt_time(med(t_low)),
+            fmt_time(med(t_new)),
+            median_ratio(t_new, t_low),
+            "report",
+            None,
+            f"ratio = float64 time / float32 time, {rounds} interleaved rounds; {shape}; W "
+            f"after the steps differs by {drift:.1e} (relative)",
         ),
     ]
 
