@@ -108,3 +108,16 @@ def test_fixed_pe_is_frozen_prefix_stable_and_bounded() -> None:
 def test_unknown_pe_kind_is_refused() -> None:
     with pytest.raises(ValueError, match="pe kind must be one of sphere, gaussian"):
         StochasticPE(seed=0, replicas=1, width=4, kind="uniform")
+
+
+def test_a_sphere_encoding_drawn_exactly_zero_becomes_the_first_axis():
+    """At ``m_p = 1`` a float32 normal of exactly 0 (about one in 1.5e7) once made a NaN
+    encoding and failed fcn-selection's full-preset evaluation; such a row is ``e_1`` now,
+    and every other row is as before."""
+    from attnsep.positional_encodings import _encode
+
+    def encoded(rows: list[list[float]]) -> list[list[float]]:
+        return _encode(torch.tensor(rows, dtype=torch.float64), "sphere").tolist()
+
+    assert encoded([[0.0], [-2.5], [3.0]]) == [[1.0], [-1.0], [1.0]]
+    assert encoded([[0.0, 0.0], [3.0, 4.0], [0.0, -2.0]]) == [[1.0, 0.0], [0.6, 0.8], [0.0, -1.0]]
