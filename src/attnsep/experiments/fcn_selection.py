@@ -79,9 +79,9 @@ class Config(ExperimentConfig):
     fcn_replicas: int = Field(default=2, ge=2)
     fcn_dtype: DType = "float32"
     """The FCNs' training precision. float32 steps take half float64's time on the full
-    preset's widest net (``T = 128, d = 8``, width 2048, 4 nets: 0.33 s against 0.69 s, one
-    thread); on standard settings (1000 Adam steps) the trained losses moved by at most 0.3 of
-    their standard errors (the two runs' Adam paths part by rounding)."""
+    preset's widest net (``T = 128, d = 8``, width 2048, 4 nets: 0.42 s against 0.89 s per
+    step, one thread, bench row 5); on standard settings (1000 Adam steps) the trained losses
+    moved by at most 0.3 of their standard errors (the two runs' Adam paths part by rounding)."""
     selector_steps: int = Field(default=100, ge=1)
     selector_replicas: int = Field(default=2, ge=1)
     batch: int = Field(default=128, ge=1)
