@@ -11,6 +11,7 @@ from pydantic import Field
 from ..configs import (
     EVAL_SIZE,
     POSITION_LR_PER_DIM,
+    DType,
     PEMode,
     SelectionTrainConfig,
     default,
@@ -114,10 +115,15 @@ class ScaledTraining(SubsetConfig):
     lr_per_dim: float = Field(default=3 * POSITION_LR_PER_DIM, gt=0)
 
     def training(
-        self, m_p: int, seed: int, pe: PEMode = "stochastic", positions: int | None = None
+        self,
+        m_p: int,
+        seed: int,
+        pe: PEMode = "stochastic",
+        positions: int | None = None,
+        products: DType = "float64",
     ) -> SelectionTrainConfig:
         """The :class:`SelectionTrainConfig` of one run at width ``m_p`` (``positions``: rows of
-        a fixed PE table)."""
+        a fixed PE table; ``products``: the precision of a step's two products)."""
         return SelectionTrainConfig(
             d=self.d,
             T=self.T,
@@ -131,6 +137,7 @@ class ScaledTraining(SubsetConfig):
             batch=max(1, round(self.batch_per_dim * m_p)),
             lr=self.lr_per_dim * (m_p if pe == "stochastic" else min(m_p, self.T)),
             seed=seed,
+            products=products,
         )
 
 

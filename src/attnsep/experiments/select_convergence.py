@@ -153,7 +153,7 @@ def run(config: Config) -> list[Record]:
             records += paper_setting.run_width(config, m, seed)
     for m in config.pe_dims:
         for seed in config.seeds:
-            train_config = config.training(m, seed).model_copy(update={"products": config.products})
+            train_config = config.training(m, seed, products=config.products)
             out = train_and_evaluate(train_config, [config.T], config.eval_size)
             loss, stderr, path = evaluation_loss(out["eval"][0])
             family = family_record(config.T, config.q, m, config.d, config.family_samples, seed)
