@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from ..configs import EVAL_SIZE
+from ..core.rng import stream_seed
 from ..core.validate import int_at_least
+from ..exact import products
 from ..exact.selection import depends_on_tokens, mean_stderr, per_sequence_loss
 from ..models.selector import forward, ground_truth
 from ..positional_encodings import FixedPE, StochasticPE
@@ -91,3 +94,29 @@ def evaluate_lengths(
 ) -> list[LengthEval]:
     """:func:`evaluate_length` at each ``T'`` in ``lengths`` (length generalization, SPEC B5.3)."""
     return [evaluate_length(W, task, pe, length, seed, size) for length in lengths]
+
+
+def law_exact_loss(
+    W_pp: torch.Tensor, d: int, q: int, length: int, kind: str, seed: int, size: int = EVAL_SIZE
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per replica, mean and s.e. of the exact-over-tokens loss (SPEC B3) of the position block
+    ``W_pp`` (``E x m x m``) over ``size`` fresh sequences of ``length`` tokens whose stochastic
+    encodings are drawn by law (:mod:`attnsep.exact.products`, ``ratio`` recipe): the subset's
+    encodings as they are, the others by their coordinate along ``v = W_pp u_y`` (independent
+    of ``v``), exact in distribution. Replica ``e`` draws from stream ``(seed, e, "pe-law",
+    "eval", length)``. It holds ``size x q x m`` numbers per replica where
+    :func:`evaluate_length` holds ``E x size x length x m`` (8.6 GB at ``E = 8``, ``size =
+    4096``, ``length = 128``, ``m = 256``)."""
+    int_at_least("eval size", size, 2)
+    m_p = W_pp.shape[-1]
+    losses = []
+    for e in range(W_pp.shape[0]):
+        rng = np.random.default_rng(stream_seed(seed, e, "pe-law", "eval", length))
+        drawn = products.draw(rng, size, length, q, m_p, kind, "ratio")
+        v = drawn.on_y.sum(axis=-2) @ W_pp[e].numpy().T
+        inside, outside = products.products(drawn.on_y, drawn.t, v)
+        losses.append(products.selection_loss(np.concatenate([inside, outside], -1), q, d))
+    loss, stderr = mean_stderr(torch.from_numpy(np.stack(losses)))
+    if not bool(torch.isfinite(loss).all() and torch.isfinite(stderr).all()):
+        raise ValueError(f"evaluation at length {length} gave a NaN/inf loss")
+    return loss, stderr
