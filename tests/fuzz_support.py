@@ -63,7 +63,7 @@ system's 255 bytes."""
 NOTE = "note: this run is priced at"
 """What a resumable run (sweep, reproduce, frontier) says when it will be long: it is not
 refused (its finished jobs are stored), so one that runs past ``LIMIT`` after saying so is
-what was asked for (``engine.sweep.warn_if_long``)."""
+what was asked for (``engine.sweep.longest_first``)."""
 
 
 def path_for(kind: str, suffix: str) -> str:

@@ -184,7 +184,7 @@ def test_failed_job_is_stored_and_retried(tmp_path, monkeypatch):
     outcome = run_sweep(jobs, store, "inline")
     assert (outcome.cached, outcome.computed, outcome.failed) == (1, 1, [])
     assert sorted(r["status"] for r in store.rows()) == ["done", "done"]
-    assert calls == [16, 32, 32]
+    assert calls == [32, 16, 32]  # longest first (sweep.longest_first), then the retry
     store.close()
 
 

@@ -29,6 +29,27 @@ def tiny_jobs():
     ]
 
 
+def old_version_row(job, seconds: float) -> dict:
+    """A finished row of ``job``'s config from another version of its experiment (another
+    hash): it prices the job without holding it."""
+    return {
+        "experiment": job.experiment,
+        "config_hash": hashlib.sha256(f"{job.key}{seconds}".encode()).hexdigest()[:24],
+        "config": job.config,
+        "seed": job.seed,
+        "status": "done",
+        "started": 0.0,
+        "finished": seconds,
+        "seconds": seconds,
+        "versions": {},
+        "git_commit": None,
+        "device": "cpu",
+        "host": "elsewhere",
+        "records": [],
+        "error": None,
+    }
+
+
 def sweep_plan(store, *extra: str) -> dict:
     result = attnsep(
         "sweep", "one-step", *TINY_SET, "--store", str(store), "--plan", "--json", *extra
@@ -63,6 +84,7 @@ def no_calibration(*args, **kwargs):
     [
         ([4, 1, 1, 1, 1], 2, 4),  # the long job on one worker, the four short on the other
         ([3, 3, 2, 2, 2], 2, 7),  # in order: 3|3, then 2 on each, then the last 2
+        ([2, 2, 4], 2, 6),  # in order; the plan hands them over longest first (4)
         ([1, 2, 3], 1, 6),  # one worker: the sum
         ([5, 1], 8, 5),  # more workers than jobs: the longest job
         ([], 4, 0),
@@ -70,6 +92,27 @@ def no_calibration(*args, **kwargs):
 )
 def test_wall_is_the_in_order_schedule_on_the_workers(seconds, workers, wall):
     assert planning.list_schedule(seconds, workers) == wall
+
+
+def test_a_sweep_runs_its_jobs_longest_first_by_the_plan(tmp_path, monkeypatch):
+    """The order follows the plan's estimates, not the sizes: the small job, priced longer by
+    the store's rows of an older version, runs first; the wall estimate assumes that order."""
+    path = tmp_path / "s.sqlite"
+    small, large = tiny_jobs()
+    store = Store(path)
+    for job, seconds in ((small, 50.0), (large, 5.0)):
+        assert store.put(old_version_row(job, seconds))
+    exp, order = base.get("one-step"), []
+
+    def recorded(config):
+        order.append(config.d_values[0])
+        return exp.run(config)
+
+    monkeypatch.setitem(base.REGISTRY, "one-step", dataclasses.replace(exp, run=recorded))
+    assert run_sweep([large, small], store, "inline").computed == 2
+    store.close()
+    assert order == [small.config["d_values"][0], large.config["d_values"][0]]
+    assert planning.list_schedule(sorted([2.0, 2.0, 4.0], reverse=True), 2) == 4.0  # not 6
 
 
 # ---------------------------------------------------------------- stored jobs and timings
@@ -101,23 +144,7 @@ def test_estimate_uses_the_stored_seconds_of_the_same_config(tmp_path, monkeypat
     small, large = tiny_jobs()
     store = Store(path)
     for job, seconds in ((small, 7.0), (large, 30.0), (large, 50.0)):
-        row = {
-            "experiment": "one-step",
-            "config_hash": hashlib.sha256(f"{job.key}{seconds}".encode()).hexdigest()[:24],
-            "config": job.config,
-            "seed": job.seed,
-            "status": "done",
-            "started": 0.0,
-            "finished": seconds,
-            "seconds": seconds,
-            "versions": {},
-            "git_commit": None,
-            "device": "cpu",
-            "host": "elsewhere",
-            "records": [],
-            "error": None,
-        }
-        assert store.put(row)
+        assert store.put(old_version_row(job, seconds))
     store.close()
     monkeypatch.setattr(planning, "calibrate", no_calibration)
     no_computing(monkeypatch)

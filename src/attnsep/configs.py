@@ -85,7 +85,7 @@ class ConfigBase(BaseModel):
     frozen, no unknown fields, no NaN or infinity; a failure is one ``ValueError`` line naming
     the field, what it allows and the value given (``core.validate.one_line``)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False, defer_build=True)
     errors_by_key: ClassVar[bool] = False
     """Name a bad field by its key (as written in a file or ``--set``) rather than its title."""
     label: ClassVar[str] = ""

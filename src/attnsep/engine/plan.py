@@ -18,9 +18,10 @@ Each job still to run gets an estimate from the first of these that has one:
   ``guessed`` jobs make an estimate rough (``≳``: usually an underestimate);
 * ``unknown`` when there is neither (``--calibration 0`` and nothing stored).
 
-The wall estimate hands the estimates, in submission order, to ``workers`` workers that each
-take the next job when free (what the process pool and Ray do), after a worker's start-up
-when the calibration measured it; it leaves out the slowdown of jobs sharing a machine.
+The wall estimate hands the estimates, longest first (the order a sweep submits its jobs in,
+``sweep.longest_first``), to ``workers`` workers that each take the next job when free (what
+the process pool and Ray do), after a worker's start-up when the calibration measured it; it
+leaves out the slowdown of jobs sharing a machine.
 """
 
 from __future__ import annotations
@@ -201,7 +202,7 @@ class Plan:
         if len(seconds) < len(to_run):
             return None
         startup = self.startup if seconds and self.startup is not None else 0.0
-        return startup + list_schedule(seconds, self.workers)
+        return startup + list_schedule(sorted(seconds, reverse=True), self.workers)
 
     @property
     def stored_cpu(self) -> float:
@@ -419,7 +420,7 @@ def summary_lines(plan: Plan) -> list[str]:
     lines = [
         f"wall estimate on {plan.workers} {plan.executor} worker"
         f"{'s' if plan.workers != 1 else ''}: {duration(plan.wall, plan.rough)} "
-        f"(jobs taken in order by the next free worker, {startup})"
+        f"(jobs taken longest first by the next free worker, {startup})"
     ]
     if stored:
         lines.append(f"the {stored} stored jobs took {duration(plan.stored_cpu)} of CPU")

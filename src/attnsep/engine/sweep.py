@@ -3,6 +3,7 @@ executor's options and a plan's calibration budget."""
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -48,7 +49,7 @@ def run_sweep(
         on_start(len(todo), outcome.cached)
     if todo:
         engine = executor_for(executor, workers, address)
-        warn_if_long(todo, store, engine)
+        todo = longest_first(todo, store, engine)
         for job, row in engine.map(todo):
             store.put(row)
             if row["status"] == "done":
@@ -75,16 +76,26 @@ class LongRun(UserWarning):
     """A run the plan prices above ``core.resources.LONG_COMMAND``: said as it starts."""
 
 
-def warn_if_long(todo: list[Job], store: Store, engine: Executor) -> None:
-    """Warn (:class:`LongRun`) when the plan's model prices ``todo`` above an hour of wall time
-    on ``engine`` (a lower bound: jobs it cannot price count as nothing)."""
+def longest_first(todo: list[Job], store: Store, engine: Executor) -> list[Job]:
+    """``todo`` in the order the workers take it: by the plan's estimate, longest first (jobs
+    it cannot price first of all, in their order), so that a long job does not start last and
+    run alone; the wall estimate (``plan.Plan.wall``) assumes that order. Warns
+    (:class:`LongRun`) when the plan prices the run above an hour of wall time on ``engine``
+    (a lower bound: jobs it cannot price count as nothing)."""
     from .plan import list_schedule, make_plan
 
     groups: dict[str, list[Job]] = {}
     for job in todo:
         groups.setdefault(job.experiment, []).append(job)
     found = make_plan(groups, store, engine.name, engine.workers, budget=0)
-    seconds = [c.seconds for c in found.to_run if c.seconds is not None]
+    priced = {c.job.key: c.seconds for c in found.to_run}
+
+    def longest(job: Job) -> float:
+        seconds = priced.get(job.key)
+        return -math.inf if seconds is None else -seconds
+
+    ordered = sorted(todo, key=longest)
+    seconds = [s for job in ordered if (s := priced.get(job.key)) is not None]
     wall = (found.startup or 0.0) + list_schedule(seconds, engine.workers) if seconds else 0.0
     if wall > LONG_COMMAND:
         warnings.warn(
@@ -94,6 +105,7 @@ def warn_if_long(todo: list[Job], store: Store, engine: Executor) -> None:
             LongRun,
             stacklevel=2,
         )
+    return ordered
 
 
 def run_into(

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..core.validate import one_of, require
 from .modules import MODULES, load_all
+from .registry import REGISTRY
 
 __all__ = ["MODULES", "built_in", "catalog", "declared", "load_all", "unregister"]
 
@@ -59,7 +60,6 @@ def catalog() -> tuple[dict[str, str], ...]:
     (``MODULES``) read from the sources (:func:`built_in`), so that listing them loads neither
     numpy nor torch, then every experiment registered since (``base.register``, e.g. from a
     notebook); from the registry itself when a source does not write them out."""
-    from .base import REGISTRY
 
     known = built_in()
     if known is None:
@@ -73,7 +73,6 @@ def catalog() -> tuple[dict[str, str], ...]:
 def unregister(name: str) -> None:
     """Remove the experiment registered as ``name`` from outside the built-in modules (e.g.
     one a notebook registered for a try); a built-in one (``MODULES``) cannot be removed."""
-    from .base import REGISTRY
 
     require(
         name not in {entry["name"] for entry in built_in() or ()},

@@ -17,6 +17,7 @@ from pydantic import ConfigDict, Field, model_validator
 
 from ..configs import PRESET_HELP, ConfigBase, Seed
 from ..core.validate import shown
+from .registry import REGISTRY
 
 if TYPE_CHECKING:  # numpy only where a claim is calibrated: the command line starts without it
     from ..metrics import calibration
@@ -161,8 +162,6 @@ def more_seeds(config: Any, factor: int) -> dict[str, Any]:
 
 PRESETS = tuple(PRESET_HELP)
 """``quick``, ``standard``, ``full`` (``configs.PRESET_HELP``)."""
-
-REGISTRY: dict[str, Experiment[Any]] = {}
 
 
 def register(experiment: Experiment[C]) -> Experiment[C]:
