@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -155,11 +156,12 @@ def bootstrap(
 
 def interval(values: np.ndarray, level: float = LEVEL) -> tuple[float, float]:
     """Percentile interval of bootstrap values; ``nan`` counts as ``+inf`` (not reached)."""
-    v = np.where(np.isnan(values), np.inf, np.asarray(values, dtype=float))
+    v = np.where(np.isnan(values), np.inf, np.asarray(values, dtype=float)).ravel()
     tail = (1 - level) / 2
-    return float(np.quantile(v, tail, method="lower")), float(
-        np.quantile(v, 1 - tail, method="higher")
-    )
+    # numpy's quantile methods "lower" and "higher", both from one partial sort
+    low, high = int(np.floor((len(v) - 1) * tail)), int(np.ceil((len(v) - 1) * (1 - tail)))
+    ends = np.partition(v, [low, high])
+    return float(ends[low]), float(ends[high])
 
 
 # --- thresholds over stored probes ---------------------------------------------------------
@@ -176,6 +178,19 @@ def first_passing(sizes: Floats, rates: np.ndarray, target: float) -> float:
         if rates[i] >= target - 1e-12:
             return float(sizes[i])
     return math.inf
+
+
+@lru_cache(maxsize=32)
+def resample_weights(n: int, resamples: int, seed: int) -> np.ndarray:
+    """``(resamples + 1) x n`` replica weights (read-only): row 0 all replicas (``1 / n``
+    each), row ``b`` resample ``b`` of :func:`resample_rows` from ``default_rng(seed)`` as its
+    replica counts over ``n``. The same for every call with the same arguments, so a
+    calibration's thousands of searches draw them once."""
+    rows = resample_rows(n, np.random.default_rng(seed), resamples)
+    counts = np.bincount((rows + n * np.arange(resamples)[:, None]).ravel(), minlength=rows.size)
+    weights = np.vstack([np.ones(n), counts.reshape(resamples, n)]) / n
+    weights.flags.writeable = False
+    return weights
 
 
 def threshold_draws(
@@ -200,11 +215,7 @@ def threshold_draws(
     table = np.asarray(outcomes, dtype=float)[:, order]
     n = len(table)
     ref = np.ones(n) if reference is None else np.asarray(reference, dtype=float)
-    rng = np.random.default_rng(seed)
-    rows = resample_rows(n, rng, resamples)
-    # each resample as replica counts (one bincount), then its probe rates by one product
-    counts = np.bincount((rows + n * np.arange(len(rows))[:, None]).ravel(), minlength=rows.size)
-    weights = np.vstack([np.ones(n), counts.reshape(len(rows), n)]) / n  # row 0: all replicas
+    weights = resample_weights(n, resamples or resample_count(), seed)
     rates, goals = weights @ table, target * (weights @ ref if reference is not None else 1.0)
     passing = rates >= np.reshape(goals, (-1, 1)) - 1e-12
     first = np.where(passing.any(axis=1), ordered[passing.argmax(axis=1)], math.inf)
