@@ -557,15 +557,28 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
 # --- cost (``attnsep reproduce --plan``): the work of one job ---------------------------------
 
 
+FCN_DATA_WIDTH = 342.0
+"""A step's cost beside its width, as first-layer units (the draw of the batch and the targets,
+which grow with ``Td`` but not with ``w``): fitted with :data:`FCN_STEP` on float32 steps at
+``(T, d, w, nets)`` = ``(16, 4, 64, 2)``, ``(64, 2, 96, 2)``, ``(64, 2, 192, 2)``, ``(128, 8,
+256, 4)``, ``(128, 8, 1024, 4)``: ``0.23 ns · nets · batch · (Td + T) · (w + 342) + 1.1 ms``
+per step, within 10% at each (one thread)."""
+FCN_STEP = 4.8e6
+"""A step's fixed cost (the optimizer and the calls, 1.1 ms) in units of the FCN's work."""
+
+
 def work(c: costs.Config) -> costs.Parts:
+    """The FCNs' Adam steps (:data:`FCN_DATA_WIDTH`, :data:`FCN_STEP`) and the transformer's
+    law-drawn population steps over its search's probes."""
     from ..configs import SelectionFCNConfig, default
 
     batch = default(SelectionFCNConfig, "batch")
     fcn = transformer = 0.0
     for T, d, q in c["settings"]:
         if "fcn" in c["kinds"]:
-            widths = sum(f * T * d for f in c["width_fractions"])
-            fcn += c["fcn_replicas"] * c["fcn_steps"] * batch * (T * d + T) * widths
+            for w in widths((T, d, q), c["width_fractions"]):
+                per_step = c["fcn_replicas"] * batch * (T * d + T) * (w + FCN_DATA_WIDTH)
+                fcn += c["fcn_steps"] * (per_step + FCN_STEP)
         if "transformer" in c["kinds"]:
             m_star = 4 * q * costs.ln(T)
             transformer += (
