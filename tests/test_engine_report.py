@@ -172,6 +172,24 @@ def test_report_rebuilds_the_same_claims_from_the_store_without_computing(
     assert sqlite3.connect(store).execute("SELECT count(*), max(id) FROM jobs").fetchone() == before
     for claim in claims_of(again)["claims"]:
         assert all((again / f).is_file() for f in claim["figures"])
+    for workers in ("1", "2"):  # judged in this process, and in two side by side
+        folder = tmp_path / f"workers-{workers}"
+        args = ("--out", str(folder), "--store", str(store), "--workers", workers)
+        assert attnsep("report", *args).returncode == 0
+        assert claims_of(folder) == claims_of(out)
+
+
+def test_report_with_no_workers_is_a_one_line_error(inline, tmp_path):
+    store, _ = inline
+    result = attnsep(
+        "report", "--out", str(tmp_path / "r"), "--store", str(store), "--workers", "0"
+    )
+    assert (
+        result.returncode == 2
+        and result.stderr.startswith("error: ")
+        and "workers" in result.stderr
+    )
+    assert not (tmp_path / "r").exists()
 
 
 def test_report_without_a_store_is_a_one_line_error(tmp_path):

@@ -15,6 +15,9 @@ EXECUTOR = typer.Option("process", "--executor", help="inline, process or ray.")
 ADDRESS = typer.Option(None, "--address", help="Ray cluster address (ray executor).")
 WORKERS_HELP = "Process-pool size (process executor; default: the number of CPUs)."
 WORKERS = typer.Option(None, "--workers", help=WORKERS_HELP)
+JUDGES = typer.Option(
+    None, "--workers", help="Processes judging the experiments (default: the number of CPUs)."
+)
 STORE = typer.Option(STORE_PATH, "--store", help="Results database.")
 OUT = typer.Option(REPORT_FOLDER, "--out", help="Report folder.")
 PLAN_HELP = "Print the jobs, how many are stored, estimated CPU and wall time; store nothing."
@@ -152,11 +155,11 @@ def runs_export(
     console(stderr=True).print(f"{count} records -> {target}")
 
 
-def report(out: Path = OUT, store_path: Path = STORE) -> None:
+def report(out: Path = OUT, store_path: Path = STORE, workers: int | None = JUDGES) -> None:
     """Rebuild the report of the last reproduction from the store (nothing is recomputed)."""
     from .. import api
 
-    done = api.report(out, store_path)
+    done = api.report(out, store_path, workers)
     output("claims", {"claims": list(done.claims)}, as_json=False)
     console(stderr=True).print(f"report: {done.index}")
 

@@ -5,6 +5,7 @@ Public through ``attnsep.api``."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -244,7 +245,9 @@ def reproduce_plan(
     return plan(groups, store, engine, budget=calibration)
 
 
-def report(out: str | Path = FOLDER, store: str | Path = DEFAULT_PATH) -> Reproduction:
+def report(
+    out: str | Path = FOLDER, store: str | Path = DEFAULT_PATH, workers: int | None = None
+) -> Reproduction:
     """Rebuild the report of the last reproduction in ``store`` (every experiment at the quick
     preset if none is stored), computing nothing (``attnsep report``).
 
@@ -254,6 +257,9 @@ def report(out: str | Path = FOLDER, store: str | Path = DEFAULT_PATH) -> Reprod
         The report folder.
     store
         The results database of the reproduction (it must exist; it is only read).
+    workers
+        Processes judging the experiments side by side (default: the number of CPUs; 1: in
+        this process). The claims are the same whatever the number.
 
     Returns
     -------
@@ -261,6 +267,8 @@ def report(out: str | Path = FOLDER, store: str | Path = DEFAULT_PATH) -> Reprod
         The claims judged from the stored records and the report's ``index.html``; the
         engine's counts are 0.
     """
+    if workers is not None:
+        int_at_least("workers", workers, 1)
     check_readable(store)
     writable_folder(out, default=named(out, "out") == FOLDER)
     db = Store.open_read(store)
@@ -269,7 +277,7 @@ def report(out: str | Path = FOLDER, store: str | Path = DEFAULT_PATH) -> Reprod
             "preset": "quick",
             "names": [item["name"] for item in catalog()],
         }
-        claims, index = write_claims(db, last, Path(out))
+        claims, index = write_claims(db, last, Path(out), workers or os.cpu_count() or 1)
     finally:
         db.close()
     return Reproduction(
