@@ -39,6 +39,60 @@ def selector_training(c: Config, m_p: float, T: int) -> float:
     return c["steps"] * c["batch_per_dim"] * m_p * T * m_p**2
 
 
+DRAW = 180
+"""Multiply-adds one normal draw costs (numpy's generator; measured with one thread: 12.4 ns a
+normal, 67.6 ps a multiply-add of the step's float64 products)."""
+STEP_TOKEN = 1000
+"""Multiply-adds per sequence and token of a law-drawn step: its scalar draws (coordinates, the
+walk's parts), the walk and the softmax (65 to 88 ns, measured at ``m_p = 2``)."""
+STEP = 1.3e7
+"""Multiply-adds of a step's fixed cost: its Python and small tensors (0.9 ms, measured)."""
+FAMILY_WIDTH, FAMILY_TOKEN = 1600, 350
+"""The family's best (``exact.family``), per sample: two draws of the ``q`` encodings per unit of
+width, and each of the search's loss evaluations per token (measured: 0.15 s at ``m_p = 64``
+and 0.35 s at 512, 4096 samples, ``T = 20``)."""
+EVAL = 400
+"""Multiply-adds per evaluation sequence, token and unit of width (explicit encodings, 27 ns)."""
+
+
+def law_training(c: Config, m: float) -> float:
+    """``steps`` law-drawn steps of the selector (``train.selection``) at width ``m``: each of
+    ``B = batch_per_dim · m`` sequences with its two products (``2 rows · m`` multiply-adds,
+    ``rows = m``, or ``d + m`` for the full ``W``), ``(q + 1) m`` normal draws and
+    :data:`STEP_TOKEN` per token, and :data:`STEP` per step."""
+    batch = max(1, round(c["batch_per_dim"] * m))
+    rows = m + (c["d"] if c.get("trainable", "position") == "full" else 0)
+    per_sequence = 2 * rows * m + DRAW * (c["q"] + 1) * m + STEP_TOKEN * c["T"]
+    return c["steps"] * (batch * per_sequence + STEP)
+
+
+EXPLICIT_STEP = 55
+"""Multiply-adds per sequence, token and unit of width of a step on explicit encodings (a fixed
+PE's rows, autograd), set so that length-generalization's published fixed-PE jobs cost what
+its law-drawn ones cost per unit (at ``m_p = 256``: 38 s against 76 s, the median of eight
+each; at ``m_p = 64`` it reads the fixed jobs 0.4x low)."""
+
+
+def explicit_training(c: Config, m: float, length: int) -> float:
+    """``steps`` steps on explicit encodings at ``length`` positions (:data:`EXPLICIT_STEP`)."""
+    batch = max(1, round(c["batch_per_dim"] * m))
+    return c["steps"] * (batch * EXPLICIT_STEP * length * m + STEP)
+
+
+def explicit_eval(size: int, lengths: list[int], m: float) -> float:
+    """An evaluation on ``size`` sequences of each length with explicit encodings."""
+    return EVAL * size * sum(lengths) * m
+
+
+def family_best(samples: int, m: float, searched: list[int], evaluated: list[int]) -> float:
+    """The ``W = αI`` family's best loss (``exact.family``, by the products' law) searched at each
+    length of ``searched`` and evaluated once at each of ``evaluated``."""
+    from ..exact.family import GOLDEN_ROUNDS, GRID_POINTS
+
+    rounds = [(L, GRID_POINTS + GOLDEN_ROUNDS) for L in searched] + [(L, 1) for L in evaluated]
+    return samples * sum(FAMILY_WIDTH * m + FAMILY_TOKEN * n * L for L, n in rounds)
+
+
 def family_search(samples: int, lengths: list[int], m_p: float) -> float:
     """One search of the ``W = alpha I`` family's best loss over ``lengths``."""
     from ..exact.family import GOLDEN_ROUNDS, GRID_POINTS

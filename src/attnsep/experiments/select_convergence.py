@@ -429,46 +429,27 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
 # --- cost (``attnsep reproduce --plan``): the work of one job ---------------------------------
 
 
-DRAW = 180
-"""Multiply-adds one normal draw costs (numpy's generator; measured with one thread: 12.4 ns a
-normal, 67.6 ps a multiply-add of the step's float64 products)."""
-STEP_TOKEN = 1000
-"""Multiply-adds per sequence and token of a law-drawn step: its scalar draws (coordinates, the
-walk's parts), the walk and the softmax (65 to 88 ns, measured at ``m_p = 2``)."""
-STEP = 1.3e7
-"""Multiply-adds of a step's fixed cost: its Python and small tensors (0.9 ms, measured)."""
-FAMILY_WIDTH, FAMILY_TOKEN = 1600, 350
-"""The family's best (``exact.family``), per sample: two draws of the ``q`` encodings per unit of
-width, and each of the search's loss evaluations per token (measured: 0.15 s at ``m_p = 64``
-and 0.35 s at 512, 4096 samples, ``T = 20``)."""
-EVAL = 400
-"""Multiply-adds per evaluation sequence, token and unit of width (explicit encodings, 27 ns)."""
-
-
 def b51_work(c: costs.Config, m: int) -> float:
-    """One B5.1 job at width ``m``: ``steps`` steps, each of ``B = batch_per_dim · m`` sequences
-    with its two products (``2 rows · m`` multiply-adds, ``rows = m``, or ``d + m`` for the full
-    ``W``), ``(q + 1) m`` normal draws and :data:`STEP_TOKEN` per token, and :data:`STEP`; then
-    the family's best and the evaluation. The products dominate from ``m_p ≈ 512`` on (``B m²``
-    against ``B m``): a job grows like ``m³`` there, like ``m²`` below."""
-    from ..exact.family import GOLDEN_ROUNDS, GRID_POINTS
-
-    batch = max(1, round(c["batch_per_dim"] * m))
-    rows = m + (c["d"] if c.get("trainable", "position") == "full" else 0)
-    per_sequence = 2 * rows * m + DRAW * (c["q"] + 1) * m + STEP_TOKEN * c["T"]
-    searches = GRID_POINTS + GOLDEN_ROUNDS
-    family = c["family_samples"] * (FAMILY_WIDTH * m + FAMILY_TOKEN * searches * c["T"])
-    return c["steps"] * (batch * per_sequence + STEP) + family + EVAL * c["eval_size"] * c["T"] * m
+    """One B5.1 job at width ``m``: ``steps`` law-drawn steps (:func:`costs.law_training`), the
+    family's best (:func:`costs.family_best`) and the evaluation (:func:`costs.explicit_eval`).
+    The products dominate from ``m_p ≈ 512`` on (``B m²`` against ``B m``): a job grows like
+    ``m³`` there, like ``m²`` below."""
+    training = costs.law_training(c, m)
+    return (
+        training
+        + costs.family_best(c["family_samples"], m, [c["T"]], [])
+        + costs.explicit_eval(c["eval_size"], [c["T"]], m)
+    )
 
 
 def paper_work(c: costs.Config, m: int) -> float:
     """One B5.1b job at width ``m``: ``paper_steps_per_dim · m`` steps of ``paper_batch``
     sequences, each with its two products (``2 (d + m) m`` multiply-adds), ``(q + 1) m`` normal
     draws and :data:`costs.SGD_TOKEN_OVERHEAD` per token (its tokens, the softmax; measured:
-    6400 at ``m_p = 2``), and :data:`STEP` per step (measured: 1 ms)."""
-    per_sequence = 2 * (c["d"] + m) * m + DRAW * (c["q"] + 1) * m
+    6400 at ``m_p = 2``), and :data:`costs.STEP` per step (measured: 1 ms)."""
+    per_sequence = 2 * (c["d"] + m) * m + costs.DRAW * (c["q"] + 1) * m
     per_sequence += costs.SGD_TOKEN_OVERHEAD * c["T"]
-    return c["paper_steps_per_dim"] * m * (c["paper_batch"] * per_sequence + STEP)
+    return c["paper_steps_per_dim"] * m * (c["paper_batch"] * per_sequence + costs.STEP)
 
 
 def work(c: costs.Config) -> costs.Parts:

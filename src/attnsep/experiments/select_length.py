@@ -696,21 +696,24 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
 
 def work(c: costs.Config) -> float:
     """B5.3's runs per PE mode and B5.3c's per width (``corollary_widths``, absent before
-    version 3): training at ``T``, evaluation at ``T`` and ``k T``, the family's best at ``T``
-    and one draw of it at ``k T``."""
+    version 3), counted as select-convergence counts its runs: training at ``T`` (law-drawn
+    steps for the stochastic PE, explicit ones over ``max T'`` positions for the fixed one),
+    evaluation at every ``T'`` (explicit encodings), and for the stochastic runs the family's
+    best at ``T`` and every ``T'`` with one more evaluation at each ``T'``."""
     T, lengths, m_p = c["T"], [c["T"] * f for f in c["factors"]], c["pe_dim"]
-    per_seed = sum(
-        costs.selector_training(c, m_p, T)
-        + c["eval_size"] * sum(lengths) * m_p**2
-        + (costs.family_search(c["family_samples"], lengths, m_p) if pe == "stochastic" else 0)
-        for pe in c["pes"]
-    )
+    per_seed = 0.0
+    for pe in c["pes"]:
+        per_seed += costs.explicit_eval(c["eval_size"], lengths, m_p)
+        if pe == "stochastic":
+            per_seed += costs.law_training(c, m_p)
+            per_seed += costs.family_best(c["family_samples"], m_p, [T, *lengths], lengths)
+        else:
+            per_seed += costs.explicit_training(c, m_p, T)
     far = c.get("corollary_factor", 4) * T
     per_seed += sum(
-        costs.selector_training(c, m, T)
-        + c["eval_size"] * (T + far) * m**2
-        + costs.family_search(c["family_samples"], [T], m)
-        + c["family_samples"] * far * m**2
+        costs.law_training(c, m)
+        + costs.explicit_eval(c["eval_size"], [T, far], m)
+        + costs.family_best(c["family_samples"], m, [T], [far])
         for m in c.get("corollary_widths", [])
     )
     return len(c["seeds"]) * per_seed
