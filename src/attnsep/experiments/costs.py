@@ -34,11 +34,6 @@ def probes(limit: float) -> float:
     return 2.0 * max(1.0, math.log2(max(limit, 2.0)))
 
 
-def selector_training(c: Config, m_p: float, T: int) -> float:
-    """SGD on the position block: ``steps x batch x T x m_p^2`` with ``batch ∝ m_p``."""
-    return c["steps"] * c["batch_per_dim"] * m_p * T * m_p**2
-
-
 DRAW = 180
 """Multiply-adds one normal draw costs (numpy's generator; measured with one thread: 12.4 ns a
 normal, 67.6 ps a multiply-add of the step's float64 products)."""
@@ -55,15 +50,19 @@ EVAL = 400
 """Multiply-adds per evaluation sequence, token and unit of width (explicit encodings, 27 ns)."""
 
 
+def _batch(c: Config, m: float) -> int:
+    """A selector step's batch at width ``m``: ``batch_per_dim · m`` sequences."""
+    return max(1, round(c["batch_per_dim"] * m))
+
+
 def law_training(c: Config, m: float) -> float:
     """``steps`` law-drawn steps of the selector (``train.selection``) at width ``m``: each of
     ``B = batch_per_dim · m`` sequences with its two products (``2 rows · m`` multiply-adds,
     ``rows = m``, or ``d + m`` for the full ``W``), ``(q + 1) m`` normal draws and
     :data:`STEP_TOKEN` per token, and :data:`STEP` per step."""
-    batch = max(1, round(c["batch_per_dim"] * m))
     rows = m + (c["d"] if c.get("trainable", "position") == "full" else 0)
     per_sequence = 2 * rows * m + DRAW * (c["q"] + 1) * m + STEP_TOKEN * c["T"]
-    return c["steps"] * (batch * per_sequence + STEP)
+    return c["steps"] * (_batch(c, m) * per_sequence + STEP)
 
 
 EXPLICIT_STEP = 55
@@ -75,8 +74,7 @@ each; at ``m_p = 64`` it reads the fixed jobs 0.4x low)."""
 
 def explicit_training(c: Config, m: float, length: int) -> float:
     """``steps`` steps on explicit encodings at ``length`` positions (:data:`EXPLICIT_STEP`)."""
-    batch = max(1, round(c["batch_per_dim"] * m))
-    return c["steps"] * (batch * EXPLICIT_STEP * length * m + STEP)
+    return c["steps"] * (_batch(c, m) * EXPLICIT_STEP * length * m + STEP)
 
 
 def explicit_eval(size: int, lengths: list[int], m: float) -> float:

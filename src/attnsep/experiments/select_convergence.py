@@ -434,12 +434,8 @@ def b51_work(c: costs.Config, m: int) -> float:
     family's best (:func:`costs.family_best`) and the evaluation (:func:`costs.explicit_eval`).
     The products dominate from ``m_p ≈ 512`` on (``B m²`` against ``B m``): a job grows like
     ``m³`` there, like ``m²`` below."""
-    training = costs.law_training(c, m)
-    return (
-        training
-        + costs.family_best(c["family_samples"], m, [c["T"]], [])
-        + costs.explicit_eval(c["eval_size"], [c["T"]], m)
-    )
+    family = costs.family_best(c["family_samples"], m, [c["T"]], [])
+    return costs.law_training(c, m) + family + costs.explicit_eval(c["eval_size"], [c["T"]], m)
 
 
 def paper_work(c: costs.Config, m: int) -> float:
