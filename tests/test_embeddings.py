@@ -43,3 +43,44 @@ def test_one_step_streamed_equals_held(monkeypatch):
     np.testing.assert_allclose(streamed.loss_after, held.loss_after, rtol=1e-9, atol=1e-12)
     np.testing.assert_array_equal(streamed.specialized, held.specialized)
     np.testing.assert_array_equal(streamed.support, held.support)
+
+
+def test_kept_stream_draws_once_and_gives_the_streams_products(monkeypatch):
+    """A stream drawn into ``out`` keeps its rows: drawn in one pass, bitwise the same products."""
+    import attnsep.embeddings as embeddings
+
+    d, m, E = 2 * ROW_BLOCK + 123, 8, 2
+    theta = initial_queries(5, E, 2, m)
+    grad = torch.randn(E, 2, d, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    drawn = []
+    draw = embeddings.sphere_rows
+    monkeypatch.setattr(embeddings, "sphere_rows", lambda *a, **k: drawn.append(a) or draw(*a, **k))
+    products = {}
+    for keep in (False, True):
+        drawn.clear()
+        out = torch.empty(E, d, m, dtype=torch.float64) if keep else None
+        V = StreamedEmbeddings(5, E, d, m, chunk_rows=ROW_BLOCK, out=out)
+        products[keep] = (V.scores(theta), V.backproject(grad), V.scores(2 * theta))
+        assert len(drawn) == (1 if keep else 3) * E * 3  # replicas x chunks, once or per pass
+    for plain, kept in zip(products[False], products[True], strict=True):
+        assert torch.equal(plain, kept)
+    assert torch.equal(out, sphere_embeddings(5, E, d, m))  # the kept rows
+    with pytest.raises(
+        ValueError, match=r"out must be float64 on the CPU, of shape \(2, 8315, 8\)"
+    ):
+        StreamedEmbeddings(5, E, d, m, out=out[:, 1:])
+
+
+def test_one_step_keeps_a_stream_that_fits(monkeypatch):
+    """Over ``BATCH_ELEMENTS`` a replica is streamed; under ``KEPT_STREAM_ELEMENTS`` its chunks
+    are kept, and the step's results are bitwise those of the plain stream."""
+    config = one_step.OneStepConfig(d=3000, m=16, seeds=3, seed=1)
+    monkeypatch.setattr(configs, "BATCH_ELEMENTS", 1000)
+    kept, kept_bytes = one_step.run_one_step(config), config.peak_bytes()
+    assert config.streamed() and config.stream_kept()
+    monkeypatch.setattr(configs, "KEPT_STREAM_ELEMENTS", 1000)
+    assert not config.stream_kept()
+    plain = one_step.run_one_step(config)
+    for name in one_step.REPLICA_FIELDS:
+        np.testing.assert_array_equal(getattr(kept, name), getattr(plain, name))
+    assert kept_bytes == config.peak_bytes() + 8 * config.d * config.m  # the kept replica

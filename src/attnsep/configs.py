@@ -147,6 +147,11 @@ split into batches of ``batch x d x m`` under it; a replica alone above it is st
 CHUNK_NUMBERS = 1 << 22
 """Numbers of ``V`` a streamed step holds at once (``embeddings.CHUNK_ELEMENTS``)."""
 
+KEPT_STREAM_ELEMENTS = 1 << 27
+"""A streamed batch of ``batch x d x m`` at most this many numbers keeps its chunks between the
+step's three products (scores, back-projection, scores after the step): ``V`` drawn once, not
+three times, for 1 GiB (float64) at most. The products, chunk by chunk, are those of the stream."""
+
 AUTO_BATCH_ELEMENTS = 1 << 23
 """Auto replica batch: ``batch x d x m`` under this many numbers. On the CPU smaller batches
 are faster than ``BATCH_ELEMENTS`` (measured, 256 replicas at ``d = 10^4, m = 32``: 0.90 s with
@@ -243,12 +248,19 @@ class OneStepConfig(QueryHeadsConfig):
         """Whether ``V`` is streamed: one replica's ``d x m`` exceeds ``BATCH_ELEMENTS``."""
         return not keep_embeddings and self.d * self.m > BATCH_ELEMENTS
 
+    def stream_kept(self, keep_embeddings: bool = False) -> bool:
+        """Whether a streamed ``V`` keeps its chunks between products (``KEPT_STREAM_ELEMENTS``)."""
+        size = self.batch_size() * self.d * self.m
+        return self.streamed(keep_embeddings) and size <= KEPT_STREAM_ELEMENTS
+
     def peak_bytes(self, keep_embeddings: bool = False) -> float:
         """About the most memory the step holds at once (``train.one_step``): a batch's ``V``
         and its cast (a stream's chunk), a dozen score-sized ``E x H x d`` arrays, an
         empirical step's block of inputs, the kept embeddings and the per-replica results."""
         batch, d, m = self.batch_size(), self.d, self.m
-        held = CHUNK_NUMBERS if self.streamed(keep_embeddings) else 2 * batch * d * m
+        held = 2 * batch * d * m
+        if self.streamed(keep_embeddings):
+            held = CHUNK_NUMBERS + (batch * d * m if self.stream_kept() else 0)
         kept = 2 * self.seeds * d * m if keep_embeddings else 0
         inputs = 0 if self.samples is None else 2 * batch * min(self.samples * d, 1 << 22)
         numbers = held + kept + 12 * batch * self.k * d + inputs + 4 * self.seeds * self.k * m

@@ -11,7 +11,7 @@ rows are exactly those of ``sphere_embeddings`` with the same seed, whatever the
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -37,14 +37,17 @@ def sphere_embeddings(
     """
     if out is None:
         out = torch.empty(replicas, rows, width, dtype=torch.float64)
-    shape = (replicas, rows, width)
+    _check_out(out, (replicas, rows, width))
+    for e in range(replicas):
+        sphere_rows(seed, first_replica + e, name, 0, rows, width, out=out[e])
+    return out.to(dtype=dtype, device=device)
+
+
+def _check_out(out: torch.Tensor, shape: tuple[int, int, int]) -> None:
     require(
         out.shape == shape and out.dtype == torch.float64 and out.device.type == "cpu",
         f"out must be float64 on the CPU, of shape {shape}, got {tuple(out.shape)}",
     )
-    for e in range(replicas):
-        sphere_rows(seed, first_replica + e, name, 0, rows, width, out=out[e])
-    return out.to(dtype=dtype, device=device)
 
 
 CHUNK_ELEMENTS = 1 << 22
@@ -90,6 +93,17 @@ class StreamedEmbeddings:
     device: torch.device | str = "cpu"
     chunk_rows: int | None = None
     name: str = "embeddings"
+    out: torch.Tensor | None = field(default=None, repr=False, compare=False)
+    """A float64 CPU ``E x d x m`` tensor (reused memory) to draw the rows into and keep: a
+    step that takes several products with ``V`` then draws it once (the draw, not the product,
+    is most of a pass), for ``E d m`` numbers held."""
+    _kept: list[tuple[int, int, torch.Tensor]] = field(
+        default_factory=list, init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        if self.out is not None:
+            _check_out(self.out, self.shape)
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -102,16 +116,27 @@ class StreamedEmbeddings:
         return blocks * ROW_BLOCK
 
     def chunks(self) -> Iterator[tuple[int, int, torch.Tensor]]:
-        """``(start, stop, V[:, start:stop])`` over all rows."""
-        step = self.rows_per_chunk()
+        """``(start, stop, V[:, start:stop])`` over all rows (after a whole pass drawn into
+        ``out``, the kept ones)."""
+        if self._kept:
+            yield from self._kept
+            return
+        step, drawn = self.rows_per_chunk(), []
         for start in range(0, self.d, step):
             stop = min(self.d, start + step)
-            rows = torch.empty(self.replicas, stop - start, self.m, dtype=torch.float64)
+            if self.out is None:
+                rows = torch.empty(self.replicas, stop - start, self.m, dtype=torch.float64)
+            else:
+                rows = self.out[:, start:stop]
             for e in range(self.replicas):
                 sphere_rows(
                     self.seed, self.first_replica + e, self.name, start, stop, self.m, rows[e]
                 )
-            yield start, stop, rows.to(self.device, self.dtype)
+            chunk = (start, stop, rows.to(self.device, self.dtype))
+            if self.out is not None:
+                drawn.append(chunk)
+            yield chunk
+        self._kept.extend(drawn)  # only after a whole pass
 
     def scores(self, theta: torch.Tensor) -> torch.Tensor:
         """``theta V^T``: ``E x H x d``."""

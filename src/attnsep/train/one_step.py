@@ -77,8 +77,11 @@ def prepare_replicas(
     device, dtype = resolve_device(config.device), resolve_dtype(config.dtype)
     task = SparseParity.of(config)
     V: torch.Tensor | StreamedEmbeddings
-    if config.streamed(keep_embeddings):
-        V = StreamedEmbeddings(config.seed, count, config.d, config.m, first, dtype, device)
+    out = None if buffer is None else buffer[:count]
+    if config.streamed(keep_embeddings):  # kept in ``out`` when given: drawn once for the step
+        V = StreamedEmbeddings(
+            config.seed, count, config.d, config.m, first, dtype, device, out=out
+        )
     else:
         V = sphere_embeddings(
             config.seed,
@@ -88,7 +91,7 @@ def prepare_replicas(
             first_replica=first,
             dtype=dtype,
             device=device,
-            out=None if buffer is None else buffer[:count],
+            out=out,
         )
     model = QueryHeads(V, config.attention, config.sign)
     if config.support is None:
@@ -164,7 +167,7 @@ def run_one_step(
     """Run the experiment for all replicas, batch by batch; ``progress(done, total)`` if given."""
     batch = config.batch_size()
     buffer = None  # one V buffer for all batches: fresh memory costs page faults every time
-    if not keep_embeddings and not config.streamed():
+    if not keep_embeddings and (not config.streamed() or config.stream_kept()):
         buffer = torch.empty(batch, config.d, config.m, dtype=torch.float64)
     parts = []
     for first in range(0, config.seeds, batch):
