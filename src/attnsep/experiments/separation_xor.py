@@ -518,7 +518,7 @@ EXPERIMENT = register(
         split=split,
         # 3: one success definition, bootstrap; 4: FCN sets from the task sampler; 5: FCNs in
         # float32
-        version=5,
+        version=6,  # 6: narrow FCN layers as (w^T x^T)^T (other rounding)
         hypotheses=hypotheses,
         criterion_version=2,
         # Job-seconds (one thread, 64 seeds; published timings and the cost model): the

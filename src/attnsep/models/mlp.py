@@ -103,10 +103,24 @@ class MLP:
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         """``E x n x d_in`` -> ``E x n x d_out``: ReLU hidden layers, linear output layer."""
         for w, b in zip(self.weights[:-1], self.biases[:-1], strict=True):
-            x = torch.relu(torch.baddbmm(b.unsqueeze(1), x, w))
+            x = torch.relu(affine(x, w, b))
         w, b = self.weights[-1], self.biases[-1]
         if w.shape[-1] == 1:
             # A scalar output as a product and a sum over the last axis: a matrix-vector bmm
             # takes another BLAS path when E = 1, which would break replica independence.
             return (x * w.transpose(1, 2)).sum(dim=-1, keepdim=True) + b.unsqueeze(1)
         return torch.baddbmm(b.unsqueeze(1), x, w)
+
+
+NARROW = 16
+"""A hidden layer at most this wide is computed as ``(wᵀ xᵀ)ᵀ``: for a narrow layer the product with
+``x`` on the right, and its weight gradient ``gᵀ x``, are the fast BLAS shapes (measured, one
+thread, forward and backward at ``n = 128-512, d_in = 256-1024``: 3.4-6.2x faster at widths 2
+and 4, 1.1-1.8x at 16; at 64 and wider ``x w`` is as fast or faster, 1.0-2.6x)."""
+
+
+def affine(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """``x @ w + b`` per replica (``E x n x fan_in``, ``E x fan_in x fan_out``, ``E x fan_out``)."""
+    if w.shape[-1] <= NARROW:
+        return torch.bmm(w.transpose(1, 2), x.transpose(1, 2)).transpose(1, 2) + b.unsqueeze(1)
+    return torch.baddbmm(b.unsqueeze(1), x, w)
