@@ -466,6 +466,19 @@ def test_publishing_with_replace_retires_an_experiments_old_timings(tmp_path):
     assert set(json.loads(published.read_text())["jobs"]) == {"other", small.key}
 
 
+def test_a_job_timed_again_in_a_new_version_replaces_the_old_versions_timing(tmp_path):
+    published, source = tmp_path / "published.json", tmp_path / "source.sqlite"
+    (small,) = d_jobs(64)
+    store = Store(source)
+    run_sweep([small], store, "inline")
+    store.close()
+    old = {"experiment": "one-step", "config": small.config, "seconds": 99.0}
+    published.write_text(json.dumps({"jobs": {"an-older-version": old}}))
+    planning.write_published_timings([Store.open_read(source)], published)
+    (entry,) = json.loads(published.read_text())["jobs"].items()
+    assert entry[0] == small.key and entry[1]["seconds"] < 99.0
+
+
 def test_reproduce_plan_prints_one_json_object(tmp_path):
     result = attnsep(
         "reproduce", "--quick", "--only", "one-step,select-width", "--plan", "--calibration", "0",

@@ -112,10 +112,11 @@ def write_published_timings(
     replace: bool = False,
 ) -> int:
     """Add the finished jobs of ``stores`` (job hash -> experiment, config and median seconds)
-    to the timings ``path`` holds (a job timed again replaces its entry), those of the
-    experiments ``only`` names when given, and a worker's ``startup`` seconds when given (else
-    the one it holds); with ``replace``, the entries it held of those experiments go first (a
-    faster algorithm retires every old timing). The number of jobs written."""
+    to the timings ``path`` holds (a job timed again, in this version or another, replaces its
+    entry), those of the experiments ``only`` names when given, and a worker's ``startup``
+    seconds when given (else the one it holds); with ``replace``, the entries it held of those
+    experiments go first (a faster algorithm retires every old timing). The number of jobs
+    written."""
     keep = None if only is None else set(only)
     rows = {
         row["config_hash"]: row
@@ -133,10 +134,12 @@ def write_published_timings(
         for key in medians
     }
     held = json.loads(path.read_text()) if path.exists() else {}
+    retimed = {(job["experiment"], config_text(job["config"])) for job in timed.values()}
     kept = {
         key: job
         for key, job in held.get("jobs", {}).items()
         if not (replace and keep is not None and job["experiment"] in keep)
+        and (job["experiment"], config_text(job["config"])) not in retimed
     }
     jobs = dict(sorted({**kept, **timed}.items()))
     startup = held.get("worker_startup_seconds") if startup is None else round(startup, 3)
