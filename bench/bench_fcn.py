@@ -8,8 +8,9 @@ the same work; at the default width 32 and at width 4, the widths the XOR fronti
 Throughput = replica-steps per second. Target >= 8x. The token-selection FCN
 (``train_selection``, defaults ``d=4, T=8``, width 64) is measured the same way.
 
-A last row times fcn-selection's widest full-preset net trained in float32 (the experiment's
-default) against float64.
+A row times fcn-selection's widest full-preset net trained in float32 (the experiment's
+default) against float64; the last, separation-xor's narrow FCN with its hidden layer as
+``(wᵀ xᵀ)ᵀ`` (``models.mlp.affine``) against ``x w``.
 
 Each XOR row also times the arithmetic floor of the batched run: the first layer's two
 batched products per step (forward ``x W``, backward ``xᵀ G``) alone, which no batching can
@@ -64,15 +65,22 @@ def xor_flops_per_step(cfg: XorFCNConfig) -> float:
 
 def first_layer_floor(cfg: XorFCNConfig, steps: int, rounds: int = 3) -> float:
     """Seconds for ``steps`` of the first layer's forward and weight-gradient products of
-    ``E`` replicas, batched (float64, as the library trains)."""
+    ``E`` replicas, batched (float64), in the layout the library takes at that width
+    (``models.mlp.affine``: ``(wᵀ xᵀ)ᵀ`` and ``gᵀ x`` up to ``NARROW``, else ``x w``, ``xᵀ g``)."""
+    from attnsep.models.mlp import NARROW
+
     x = torch.randn(E, cfg.batch, cfg.d, dtype=torch.float64)
     w = torch.randn(E, cfg.d, cfg.width, dtype=torch.float64)
     g = torch.randn(E, cfg.batch, cfg.width, dtype=torch.float64)
 
     def products() -> None:
         for _ in range(steps):
-            torch.bmm(x, w)
-            torch.bmm(x.transpose(1, 2), g)
+            if cfg.width <= NARROW:
+                torch.bmm(w.transpose(1, 2), x.transpose(1, 2))
+                torch.bmm(g.transpose(1, 2), x)
+            else:
+                torch.bmm(x, w)
+                torch.bmm(x.transpose(1, 2), g)
 
     products()
     return med([clock(products) for _ in range(rounds)])
@@ -149,6 +157,35 @@ def precision_row(rounds: int) -> dict:
     )
 
 
+def narrow_row(rounds: int) -> dict:
+    """separation-xor's FCN at ``d = 1024``, width 3 (the standard preset's threshold), 16 nets:
+    the narrow hidden layer as ``(wᵀ xᵀ)ᵀ`` (``models.mlp.NARROW``) vs ``x w``."""
+    from attnsep.models import mlp
+
+    config = XorFCNConfig(d=1024, width=3, replicas=16, steps=300, early_stop=False)
+    narrow = mlp.NARROW
+
+    def wide_layout() -> None:
+        mlp.NARROW = 0
+        try:
+            train_xor(config)
+        finally:
+            mlp.NARROW = narrow
+
+    ours, base = interleaved(lambda: train_xor(config), wide_layout, rounds)
+    ratio = median_ratio(base, ours)
+    return row(
+        "5 FCN xor d=1024 width 3: narrow layer (w^T x^T)^T vs x w",
+        fmt_time(med(ours) / config.steps) + " per step",
+        fmt_time(med(base) / config.steps) + " per step",
+        ratio,
+        "> 1x",
+        ratio > 1,
+        f"16 nets, {config.steps} steps, no early stop; ratio = x w time / (w^T x^T)^T time, "
+        f"{rounds} interleaved rounds, torch threads={THREADS}",
+    )
+
+
 def run(rounds: int = 3) -> list[dict]:
     gflops = gemm_gflops()
     return [
@@ -156,6 +193,7 @@ def run(rounds: int = 3) -> list[dict]:
         one_row("xor width 4", train_xor, xor_cfg(4), XOR_STEPS, rounds, gflops),
         one_row("selection", train_selection, selection_cfg, SELECTION_STEPS, rounds, gflops),
         precision_row(rounds),
+        narrow_row(rounds),
     ]
 
 

@@ -2,7 +2,9 @@
 seeds, captured from the code before the draws and the loss moved into one module. Exact
 equality, except the population steps' recorded losses (to 1e-12: their sum over the tokens
 now runs subset first, then the rest) and the law solver's thresholds (to 1e-12: the bulk's
-moments now come from a table, ``exact.family_law.table_log_moments``)."""
+moments now come from a table, ``exact.family_law.table_log_moments``); the law's losses and
+``converge``'s ratios to 1e-12 as well (``pinned_support``: another CPU rounds their ``exp``
+differently)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from attnsep.exact.family_law import law_draw, law_losses
 from attnsep.experiments.select_common import family_loss_at
 from attnsep.train import selection_threshold as sel
 from attnsep.train.selection import SelectionTrainConfig, train
+from pinned_support import matches
 
 PINNED = {
     "at": (0.45365338085267953, 0.031523327633556995),
@@ -215,7 +218,7 @@ def test_family_loss_at_is_pinned() -> None:
 
 def test_law_losses_are_pinned() -> None:
     draw = law_draw(400, 2, 8, 16, np.random.default_rng(3))
-    assert law_losses(2.5, draw, 2).tolist() == PINNED["law"]
+    assert matches(law_losses(2.5, draw, 2).tolist(), PINNED["law"])
 
 
 @pytest.mark.parametrize(("index", "T", "by_law"), [(0, 8, False), (1, 300, True)])
@@ -241,7 +244,7 @@ def test_converge_is_pinned() -> None:
         stopping=sel.Stopping(chunk=10, max_steps=40, monitor=32),
     )
     got = [sel.converge(8, 2, 4, 2, 2, 3, sphere), sel.converge(8, 2, 3, 1, 2, 3, gaussian)]
-    assert [(c.ratios, c.stderrs, c.steps, c.rules) for c in got] == PINNED["conv"]
+    assert matches([(c.ratios, c.stderrs, c.steps, c.rules) for c in got], PINNED["conv"])
 
 
 @pytest.mark.parametrize(
