@@ -268,9 +268,9 @@ class OneStepConfig(QueryHeadsConfig):
 
 
 PRESET_HELP = {
-    "quick": "The quick preset (default): a few minutes on 2 cores; may be inconclusive.",
+    "quick": "The quick preset (default): about a minute on 2 cores; may be inconclusive.",
     "standard": "The sizes that separate the papers' laws from their rivals (SPEC Part D): "
-    "about an hour on 2 cores.",
+    "about 25 minutes on 2 cores.",
     "full": "Paper-scale sizes, for a GPU or a cluster.",
 }
 """The experiments' presets (``experiments.base.PRESETS``) and what each is for."""
