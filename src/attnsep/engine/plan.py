@@ -112,9 +112,10 @@ def write_published_timings(
     replace: bool = False,
 ) -> int:
     """Add the finished jobs of ``stores`` (job hash -> experiment, config and median seconds)
-    to the timings ``path`` holds (a job timed again, in this version or another, replaces its
-    entry), those of the experiments ``only`` names when given, and a worker's ``startup``
-    seconds when given (else the one it holds); with ``replace``, the entries it held of those
+    to the timings ``path`` holds (a job timed again replaces the entries of its config, as
+    :func:`config_text` reads it, in any version and on any master seed), those of the
+    experiments ``only`` names when given, and a worker's ``startup`` seconds when given (else
+    the one it holds); with ``replace``, the entries it held of those
     experiments go first (a faster algorithm retires every old timing). The number of jobs
     written."""
     keep = None if only is None else set(only)
