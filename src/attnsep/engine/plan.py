@@ -115,9 +115,8 @@ def write_published_timings(
     to the timings ``path`` holds (a job timed again replaces the entries of its config, as
     :func:`config_text` reads it, in any version and on any master seed), those of the
     experiments ``only`` names when given, and a worker's ``startup`` seconds when given (else
-    the one it holds); with ``replace``, the entries it held of those
-    experiments go first (a faster algorithm retires every old timing). The number of jobs
-    written."""
+    the one it holds); with ``replace``, the entries it held of those experiments go first (a
+    faster algorithm retires every old timing). The number of jobs written."""
     keep = None if only is None else set(only)
     rows = {
         row["config_hash"]: row
