@@ -158,11 +158,14 @@ def precision_row(rounds: int) -> dict:
 
 
 def narrow_row(rounds: int) -> dict:
-    """separation-xor's FCN at ``d = 1024``, width 3 (the standard preset's threshold), 16 nets:
-    the narrow hidden layer as ``(wᵀ xᵀ)ᵀ`` (``models.mlp.NARROW``) vs ``x w``."""
+    """separation-xor's FCN at ``d = 1024``, width 3 (the standard preset's threshold), 16 nets
+    in float32 (its ``fcn_dtype``): the narrow hidden layer as ``(wᵀ xᵀ)ᵀ`` (``models.mlp.NARROW``)
+    vs ``x w``."""
     from attnsep.models import mlp
 
-    config = XorFCNConfig(d=1024, width=3, replicas=16, steps=300, early_stop=False)
+    config = XorFCNConfig(
+        d=1024, width=3, replicas=16, steps=300, early_stop=False, dtype="float32"
+    )
     narrow = mlp.NARROW
 
     def wide_layout() -> None:
@@ -181,8 +184,8 @@ def narrow_row(rounds: int) -> dict:
         ratio,
         "> 1x",
         ratio > 1,
-        f"16 nets, {config.steps} steps, no early stop; ratio = x w time / (w^T x^T)^T time, "
-        f"{rounds} interleaved rounds, torch threads={THREADS}",
+        f"16 nets in float32, {config.steps} steps, no early stop; ratio = x w time / "
+        f"(w^T x^T)^T time, {rounds} interleaved rounds, torch threads={THREADS}",
     )
 
 
