@@ -4,8 +4,9 @@
 (``random_rows``). The query-vector model touches ``V`` (``E x d x m``) only through two
 products: the scores ``theta V^T`` (``E x H x d``) and the back-projection ``G V``
 (``E x H x m``) of a gradient ``G`` on the scores. ``StreamedEmbeddings`` computes both chunk
-by chunk, regenerating the rows from their seeded streams, so ``V`` is never held whole; the
-rows are exactly those of ``sphere_embeddings`` with the same seed, whatever the chunk size.
+by chunk, regenerating the rows from their seeded streams, so ``V`` is never held whole (or,
+given ``out``, drawn once into it and kept for the next products, the same chunks); the rows
+are exactly those of ``sphere_embeddings`` with the same seed, whatever the chunk size.
 """
 
 from __future__ import annotations
