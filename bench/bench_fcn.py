@@ -19,6 +19,8 @@ avoid; ``looped time / floor`` bounds the ratio any batched implementation could
 
 from __future__ import annotations
 
+from unittest import mock
+
 import torch
 from common import (
     THREADS,
@@ -166,14 +168,10 @@ def narrow_row(rounds: int) -> dict:
     config = XorFCNConfig(
         d=1024, width=3, replicas=16, steps=300, early_stop=False, dtype="float32"
     )
-    narrow = mlp.NARROW
 
     def wide_layout() -> None:
-        mlp.NARROW = 0
-        try:
+        with mock.patch.object(mlp, "NARROW", 0):
             train_xor(config)
-        finally:
-            mlp.NARROW = narrow
 
     ours, base = interleaved(lambda: train_xor(config), wide_layout, rounds)
     ratio = median_ratio(base, ours)

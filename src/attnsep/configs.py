@@ -248,10 +248,9 @@ class OneStepConfig(QueryHeadsConfig):
         """Whether ``V`` is streamed: one replica's ``d x m`` exceeds ``BATCH_ELEMENTS``."""
         return not keep_embeddings and self.d * self.m > BATCH_ELEMENTS
 
-    def stream_kept(self, keep_embeddings: bool = False) -> bool:
+    def stream_kept(self) -> bool:
         """Whether a streamed ``V`` keeps its chunks between products (``KEPT_STREAM_ELEMENTS``)."""
-        size = self.batch_size() * self.d * self.m
-        return self.streamed(keep_embeddings) and size <= KEPT_STREAM_ELEMENTS
+        return self.streamed() and self.batch_size() * self.d * self.m <= KEPT_STREAM_ELEMENTS
 
     def peak_bytes(self, keep_embeddings: bool = False) -> float:
         """About the most memory the step holds at once (``train.one_step``): a batch's ``V``
