@@ -2,8 +2,9 @@
 
 A row is written in a single transaction when its job has finished, so a sweep killed at
 any moment (even ``kill -9``) leaves only whole rows, and rerunning it computes exactly the
-jobs that are missing. Several processes may write at once (WAL mode, busy timeout); a job
-stored twice keeps its first row.
+jobs that are missing. Several processes may make, open and write one store at once (WAL mode,
+busy timeout, the stamp checked again under the write lock); a job stored twice keeps its
+first row.
 
 A store knows it is ours: its header carries :data:`APPLICATION_ID` and the schema version
 (``PRAGMA application_id`` / ``user_version``; the ``meta`` row ``schema`` says the same). A
@@ -17,8 +18,10 @@ creates, stamps or alters a file.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote
@@ -57,6 +60,40 @@ SCHEMA = (
 State = Literal["missing", "empty", "unstamped", "current"]
 
 
+BUSY_SECONDS = 60.0
+"""How long opening a store waits for other processes that hold it (SQLite's busy timeout)."""
+
+
+def _create(path: Path) -> bool:
+    """Make the empty file ``path`` (an empty SQLite database); True if this process made
+    it, False if another one made it first (two sweeps started at once on a new store)."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+    except FileExistsError:
+        return False
+    return True
+
+
+def _while_contended(action: Callable[[], object]) -> None:
+    """Run ``action``, again while SQLite answers busy or locked, for up to
+    :data:`BUSY_SECONDS`. Switching a new store to WAL answers busy at once, without waiting,
+    when another process opens it at the same moment."""
+    deadline = time.monotonic() + BUSY_SECONDS
+    pause = 0.005
+    while True:
+        try:
+            action()
+            return
+        except sqlite3.OperationalError as err:
+            code = getattr(err, "sqlite_errorcode", 0) & 0xFF
+            if code not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                raise
+            if time.monotonic() > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(2 * pause, 0.25)
+
+
 def _reader(path: Path) -> sqlite3.Connection:
     """A connection that cannot write to ``path`` and leaves no side files next to it.
 
@@ -91,17 +128,23 @@ def inspect(path: str | Path) -> State:
     try:
         db = _reader(path)
         try:
-            application_id = db.execute("PRAGMA application_id").fetchone()[0]
-            user_version = db.execute("PRAGMA user_version").fetchone()[0]
-            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            mark: str | None = None
-            if "meta" in tables:
-                found = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-                mark = None if found is None else str(found[0])
+            return _state_of(db, name)
         finally:
             db.close()
     except sqlite3.DatabaseError as err:
         raise ValueError(f"store {name!r} is not a readable SQLite database ({err})") from None
+
+
+def _state_of(db: sqlite3.Connection, name: str) -> State:
+    """What the open database ``db`` is (:func:`inspect`'s states but ``missing``), read from
+    its header and tables; anything that is not a store of ours is a one-line ``ValueError``."""
+    application_id = db.execute("PRAGMA application_id").fetchone()[0]
+    user_version = db.execute("PRAGMA user_version").fetchone()[0]
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    mark: str | None = None
+    if "meta" in tables:
+        found = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        mark = None if found is None else str(found[0])
     ours = application_id == APPLICATION_ID
     if not ours and application_id == 0 and user_version == 0 and not tables:
         return "empty"
@@ -162,21 +205,27 @@ class Store:
         self.writable = write
         name = str(self.path)
         state = check_writable(self.path) if write else check_readable(self.path)
+        made = False
         try:
             if not write:
                 self.db = _reader(self.path)
                 return
             if state == "missing":
                 make_folder(self.path.parent, default=self.path == DEFAULT_PATH)
-            self.db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-            self.db.execute("PRAGMA busy_timeout = 60000")
-            self.db.execute("PRAGMA journal_mode = WAL")
+                made = _create(self.path)
+            self.db = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None)
+            self.db.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
+            _while_contended(lambda: self.db.execute("PRAGMA journal_mode = WAL"))
             if state != "current":
-                self._stamp()
-        except (sqlite3.DatabaseError, OSError) as err:
-            if state == "missing":  # nothing half-made is left behind
-                for made in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
-                    made.unlink(missing_ok=True)
+                _while_contended(self._stamp)
+        except (sqlite3.DatabaseError, OSError, ValueError) as err:
+            if hasattr(self, "db"):
+                self.db.close()
+            if made:  # nothing half-made is left behind
+                for made_file in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
+                    made_file.unlink(missing_ok=True)
+            if isinstance(err, ValueError):
+                raise
             if isinstance(err, OSError):
                 raise ValueError(f"cannot open store {name!r}: {err.strerror}") from None
             raise ValueError(f"store {name!r} is not an attnsep results database ({err})") from None
@@ -189,16 +238,18 @@ class Store:
 
     def _stamp(self) -> None:
         """Make the tables and stamp the header, in one transaction (a new store, or one from
-        before the stamp: its rows are kept as they are)."""
+        before the stamp: its rows are kept as they are). The file is read again under the
+        write lock: another process may have made or stamped it since :func:`inspect`."""
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            for statement in SCHEMA:
-                self.db.execute(statement)
-            self.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            self.db.execute(
-                "INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
-            )
+            if _state_of(self.db, str(self.path)) != "current":
+                for statement in SCHEMA:
+                    self.db.execute(statement)
+                self.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                self.db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
+                )
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
