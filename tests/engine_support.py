@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -96,3 +97,32 @@ def child_pids(parent: int) -> list[int]:
             if int(fields[1]) == parent:
                 found.append(int(entry))
     return found
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` exists and has not exited (a zombie that no one reaped has)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            state = handle.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def pool_workers(parent: int) -> list[int]:
+    """The pool workers among ``parent``'s children (the spawn context also starts a resource
+    tracker, which runs no job)."""
+    workers = []
+    for pid in child_pids(parent):
+        try:
+            with open(f"/proc/{pid}/cmdline") as handle:
+                if "resource_tracker" not in handle.read():
+                    workers.append(pid)
+        except OSError:
+            continue
+    return workers
+
+
+LONG_FIXED = {"seeds": 48, "d_values": [262144], "m_values": [64, 72], "series": ["fixed"]}
+"""Two one-step jobs of about 20 s each on one thread of a 2-core machine."""
+LONG_SET = [f"{name}={json.dumps(value)}" for name, value in LONG_FIXED.items()]

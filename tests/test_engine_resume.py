@@ -17,14 +17,16 @@ from attnsep.engine.store import Store
 from attnsep.engine.sweep import run_sweep
 from attnsep.experiments import base
 from engine_support import (
+    LONG_SET,
     SLOW_FIXED,
     SLOW_SET,
     TINY,
     attnsep,
-    child_pids,
     peek_done,
+    pool_workers,
     raw_rows,
     records_by_hash,
+    running,
     spawn,
 )
 
@@ -243,12 +245,7 @@ def test_a_dying_pool_worker_stops_the_sweep_cleanly_and_the_rerun_resumes(tmp_p
     deadline = time.monotonic() + 120
     while peek_done(path) < 1 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.02)
-    # the spawn context also starts a resource tracker: kill only processes running jobs
-    workers = [
-        p
-        for p in child_pids(proc.pid)
-        if "resource_tracker" not in open(f"/proc/{p}/cmdline").read()
-    ]
+    workers = pool_workers(proc.pid)  # not the resource tracker: kill a process running a job
     assert workers, "the pool has workers while the sweep runs"
     os.kill(workers[0], signal.SIGKILL)  # as the out-of-memory killer would
     stdout, stderr = proc.communicate(timeout=60)
@@ -266,3 +263,27 @@ def test_a_dying_pool_worker_stops_the_sweep_cleanly_and_the_rerun_resumes(tmp_p
     final = store.rows()
     store.close()
     assert records_by_hash(final) == reference(tmp_path)
+
+
+@pytest.mark.slow
+def test_the_workers_stop_when_the_sweep_alone_is_killed(tmp_path):
+    # SIGKILL to the sweep only (its workers are not signalled): each worker notices within
+    # ORPHAN_POLL (1 s) that its parent is gone and exits, instead of finishing a ~20 s job
+    # whose row nobody would store.
+    path = tmp_path / "store.sqlite"
+    args = ["sweep", "one-step", *(a for s in LONG_SET for a in ("--set", s))]
+    proc = spawn([*args, "--executor", "process", "--workers", "2", "--store", str(path)], tmp_path)
+    deadline = time.monotonic() + 60
+    workers: list[int] = []
+    while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        workers = pool_workers(proc.pid)
+        time.sleep(0.05)
+    assert len(workers) == 2, f"the pool starts its two workers ({proc.poll()}, {workers})"
+    time.sleep(3)  # both take a job (a worker's start-up loads torch)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
+    gone_by = time.monotonic() + 10
+    while any(running(p) for p in workers) and time.monotonic() < gone_by:
+        time.sleep(0.05)
+    assert not any(running(p) for p in workers)
+    assert peek_done(path) == 0  # the jobs were stopped, not finished

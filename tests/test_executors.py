@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -19,6 +21,7 @@ from attnsep.engine.jobs import jobs_for
 from attnsep.engine.store import Store
 from attnsep.engine.sweep import run_sweep
 from attnsep.experiments import base
+from engine_support import LONG_FIXED, pool_workers, running
 
 TINY = {"d_values": [16], "m_values": [4], "seeds": 2, "series": ["fixed"]}
 
@@ -92,3 +95,21 @@ def test_the_api_runs_a_sweep_on_an_executor_object(tmp_path):
     assert result.summary()["computed"] == 1
     with pytest.raises(ValueError, match="executor's own options"):
         api.sweep("one-step", fixed=dict(TINY), executor=Reversed(), workers=2, store=tmp_path)
+
+
+@pytest.mark.slow
+def test_a_sweep_stopped_early_stops_its_workers_and_runs_nothing_more():
+    # One worker: a tiny job, then four of ~20 s. Closing the iterator after the first row
+    # (what an error or Ctrl-C in the caller does) stops the running job and drops the queued
+    # ones at once; without that, close() waited for all four (about 80 s).
+    config = base.get("one-step").config("quick", **{**LONG_FIXED, "m_values": [64, 72, 80, 88]})
+    jobs = [tiny_jobs(1)[0], *jobs_for("one-step", config)]
+    rows = ProcessExecutor(workers=1).map(jobs)
+    job, row = next(rows)
+    assert job == jobs[0] and row["status"] == "done"
+    workers = pool_workers(os.getpid())
+    assert workers
+    started = time.monotonic()
+    rows.close()
+    assert time.monotonic() - started < 15
+    assert not any(running(p) for p in workers)

@@ -152,8 +152,18 @@ class ProcessExecutor(Executor):
         return self._workers
 
     def map(self, jobs: list[Job]) -> Iterator[tuple[Job, Row]]:
+        """Rows as jobs finish. When the sweep stops early (an error, Ctrl-C, the caller
+        closing the iterator) the jobs not started are dropped and the running ones stopped;
+        when this process dies, its workers stop within :data:`ORPHAN_POLL` seconds."""
         size = min(self._workers, max(1, len(jobs)))
-        with ProcessPoolExecutor(max_workers=size, mp_context=get_context("spawn")) as pool:
+        pool = ProcessPoolExecutor(
+            max_workers=size,
+            mp_context=get_context("spawn"),
+            initializer=exit_with_parent,
+            initargs=(os.getpid(),),
+        )
+        finished = False
+        try:
             pending = {pool.submit(execute, job): job for job in jobs}
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -163,6 +173,29 @@ class ProcessExecutor(Executor):
                     except BrokenProcessPool:
                         raise WorkerDied(len(pending)) from None
                     yield pending.pop(future), row
+            finished = True
+        finally:
+            if not finished:  # the pool has no public way to stop a running job (before 3.14)
+                for process in list((getattr(pool, "_processes", None) or {}).values()):
+                    process.terminate()
+            pool.shutdown(wait=True, cancel_futures=not finished)
+
+
+ORPHAN_POLL = 1.0
+"""Seconds between a pool worker's checks that the process that started it is alive."""
+
+
+def exit_with_parent(parent: int) -> None:
+    """A pool worker's initializer: a daemon thread ends the worker once ``parent`` is gone
+    (killed, even by SIGKILL), instead of letting it finish a job nobody will store."""
+    import threading
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(ORPHAN_POLL)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def check_reachable(address: str | None) -> None:
