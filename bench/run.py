@@ -50,6 +50,8 @@ BENCHMARKS = {
     "fresh arrays, and against its matmul bound",
     "attention_maps": "target 14: an attention-maps job (softmax, d=1024, the full grid of step "
     "sizes), step sizes together vs one Descent each (~1 min)",
+    "sign_test": "target 16: the sign test of one-step replicas at d=8192 and 65536, one table "
+    "per head (numpy.take) vs one torch table of all heads",
     "full_jobs": "target 15: each experiment's largest full job, planned (from the smaller "
     "presets' timings) vs measured (its published timing; bench/run_full_job.py runs it)",
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 
 from ..core.rng import generator
@@ -103,26 +104,29 @@ def sign_error(
     inputs from ``generators[e]`` in chunks whose size depends on ``d`` only. Returns ``E``.
 
     Each random byte gives eight coordinates, and ``gamma_h . x`` sums, over the bytes, a
-    lookup in a table of the ``256`` partial dot products of that byte's coordinates.
+    lookup in a table of the ``256`` partial dot products of that byte's coordinates: one
+    table per head, read with ``numpy.take`` (about 3x faster than indexing a ``torch`` table
+    of all heads at once, which fetched the heads' rows together).
     """
     E, heads, d = gamma.shape
     require(len(generators) == E, f"need one generator per replica, got {len(generators)} for {E}")
     width = (d + 7) // 8
     rows = max(1, SIGN_TEST_BYTES // width)
-    offsets = 256 * torch.arange(width)
+    offsets = 256 * np.arange(width, dtype=np.intp)
     padded = torch.nn.functional.pad(gamma.detach().cpu().double(), (0, 8 * width - d))
     errors = torch.empty(E, dtype=torch.float64)
     for e, gen in enumerate(generators):
-        table = torch.einsum("bt,hct->cbh", BYTE_SIGNS, padded[e].reshape(heads, width, 8))
-        table = table.reshape(width * 256, heads)
+        by_byte = torch.einsum("bt,hct->hcb", BYTE_SIGNS, padded[e].reshape(heads, width, 8))
+        tables = by_byte.reshape(heads, width * 256).numpy()
         wrong = 0
         for first in range(0, samples, rows):
             n = min(rows, samples - first)
-            raw = torch.randint(0, 256, (n, width), generator=gen, dtype=torch.uint8).long()
-            f = sign * table[raw + offsets].sum(dim=1).prod(dim=1)
+            raw = torch.randint(0, 256, (n, width), generator=gen, dtype=torch.uint8).numpy()
+            index = raw.astype(np.intp) + offsets
+            f = sign * np.prod([table.take(index).sum(axis=1) for table in tables], axis=0)
             bits = [(raw[:, a // 8] >> (a % 8)) & 1 for a in support[e].tolist()]
-            y = sign * (2.0 * torch.stack(bits, dim=1) - 1).prod(dim=1)
-            wrong += int((torch.sign(f) != y).sum())
+            y = sign * np.prod(2.0 * np.stack(bits, axis=1) - 1, axis=1)
+            wrong += int((np.sign(f) != y).sum())
         errors[e] = wrong / samples
     return errors
 
