@@ -76,6 +76,20 @@ def test_outside_the_timed_sizes_the_nearest_rate_near_them_and_the_median_far()
     assert cost_model.predict(model, {"a": 0.0}) == 1.0  # no work: the floor
 
 
+def test_jobs_within_the_timing_noise_of_the_floor_give_no_rate():
+    # 1.1 s and 1.2 s against a 1 s floor are fixed cost and noise: their rates (0.002, 0.002)
+    # would have been two of the five in the median that prices a job far from them all
+    timed = [({"a": 10.0}, 1.0), ({"a": 50.0}, 1.1), ({"a": 100.0}, 1.2)]
+    timed += [({"a": 1000.0}, 21.0), ({"a": 2000.0}, 41.0)]  # rate 0.02 each
+    model = cost_model.fit(timed)
+    assert [w for w, _ in model["a"][1]] == [1000.0, 2000.0]
+    far = 2000.0 * cost_model.NEAR * 2
+    assert cost_model.predict(model, {"a": far}) == pytest.approx(1.0 + 0.02 * far)
+    # no job clear of the noise: those above the floor still give their rates
+    model = cost_model.fit([({"a": 10.0}, 1.0), ({"a": 50.0}, 1.1)])
+    assert model["a"][1] == [(50.0, pytest.approx(0.1 / 50))]
+
+
 def preset_seconds(preset: str) -> dict[str, list[tuple[dict, float]]]:
     """Each experiment's published ``(work, seconds)`` of ``preset``'s jobs."""
     published = published_by_config(published_timings())
