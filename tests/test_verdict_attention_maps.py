@@ -188,21 +188,6 @@ def test_ceilings_are_those_of_the_runs_embeddings_and_extend_with_seeds() -> No
     assert ((1 / 16 < more) & (more < 1)).all()
 
 
-def test_the_ascents_adam_step_is_torchs_bit_for_bit() -> None:
-    gen = torch.Generator().manual_seed(3)
-    theta = torch.randn(4, 2, 8, dtype=torch.float64, generator=gen)
-    ours = theta.clone()
-    first, second = torch.zeros_like(ours), torch.zeros_like(ours)
-    reference = theta.clone().requires_grad_(True)
-    optimizer = torch.optim.Adam([reference], lr=ceiling.CEILING_RATE)
-    for step in range(1, 30):
-        grad = torch.randn(theta.shape, dtype=torch.float64, generator=gen) * 10.0 ** (step % 5 - 2)
-        reference.grad = grad.clone()
-        optimizer.step()
-        ceiling.adam_step(ours, grad, first, second, step, ceiling.CEILING_RATE)
-        assert torch.equal(ours, reference.detach())
-
-
 def test_softmax_reaches_a_full_weight_and_linear_stays_below_what_the_target_needs() -> None:
     config = maps.Config(d=64, m=8, seeds=4)
     needed = ceiling.needed_share(64, 0.01)

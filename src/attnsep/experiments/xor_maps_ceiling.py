@@ -48,6 +48,7 @@ def replica_ceilings(V: torch.Tensor, name: str) -> np.ndarray:
     import torch
 
     from .. import attention
+    from ..train.optimizers import adam_step
 
     weights = attention.get(name)
     E, d, m = V.shape
@@ -78,26 +79,6 @@ def replica_ceilings(V: torch.Tensor, name: str) -> np.ndarray:
         phi = phi.detach()
         adam_step(phi, grad, first, second, step, CEILING_RATE)
     return found.max(dim=1).values.numpy()
-
-
-def adam_step(
-    theta: torch.Tensor,
-    grad: torch.Tensor,
-    first: torch.Tensor,
-    second: torch.Tensor,
-    step: int,
-    lr: float,
-    betas: tuple[float, float] = (0.9, 0.999),
-    eps: float = 1e-8,
-) -> None:
-    """Step ``step`` (from 1) of ``torch.optim.Adam`` on ``theta``, in place, with its moments
-    ``first`` and ``second``: the same operations in the same order, so the same bits, without
-    the optimizer, whose first use imports ``torch._dynamo`` (about 1.5 s of a judging)."""
-    b1, b2 = betas
-    first.lerp_(grad, 1 - b1)
-    second.mul_(b2).addcmul_(grad, grad, value=1 - b2)
-    denom = (second.sqrt() / (1 - b2 ** float(step)) ** 0.5).add_(eps)
-    theta.addcdiv_(first, denom, value=-(lr / (1 - b1 ** float(step))))
 
 
 def ceilings(config: Config, name: str) -> np.ndarray:

@@ -21,6 +21,7 @@ from ...configs import FCNConfig
 from ...core.device import resolve_device, resolve_dtype
 from ...core.rng import generator
 from ...models.mlp import MLP
+from ..optimizers import SGD, Adam
 
 CHECK_EVERY = 50
 """Steps between two early-stopping checks."""
@@ -132,8 +133,8 @@ def require_finite(values: torch.Tensor, what: str, cfg: FCNConfig) -> None:
         raise Diverged(f"the {what} is not finite: lower lr ({cfg.rate:g})")
 
 
-def _optimizer(name: str, params: list[torch.Tensor], lr: float) -> torch.optim.Optimizer:
-    return torch.optim.Adam(params, lr=lr) if name == "adam" else torch.optim.SGD(params, lr=lr)
+def _optimizer(name: str, params: list[torch.Tensor], lr: float) -> SGD:
+    return Adam(params, lr) if name == "adam" else SGD(params, lr)
 
 
 def _subset(model: MLP, keep: torch.Tensor) -> MLP:
@@ -169,7 +170,7 @@ def fit(
             raise Diverged(
                 f"training diverged at step {step} in replicas {bad}: lower lr ({cfg.rate:g})"
             )
-        opt.zero_grad(set_to_none=True)
+        opt.zero_grad()
         loss.sum().backward()
         opt.step()
         log = torch.full((E,), math.nan, dtype=loss.dtype, device=loss.device)
@@ -192,13 +193,13 @@ def fit(
 
 
 def _drop(
-    running: torch.Tensor, net: MLP, opt: torch.optim.Optimizer, stop: torch.Tensor
-) -> tuple[torch.Tensor, MLP, torch.optim.Optimizer]:
+    running: torch.Tensor, net: MLP, opt: SGD, stop: torch.Tensor
+) -> tuple[torch.Tensor, MLP, SGD]:
     """The replicas left once those where ``stop`` is true leave: their indices, a net over
     them and an optimizer holding ``opt``'s per-entry state of them."""
     keep = (~stop).nonzero().flatten()
     new = _subset(net, keep)
-    fresh = _optimizer(type(opt).__name__.lower(), new.parameters(), opt.defaults["lr"])
+    fresh = type(opt)(new.parameters(), opt.lr)
     for p, q in zip(net.parameters(), new.parameters(), strict=True):
         fresh.state[q] = {
             k: v[keep.to(v.device)].clone() if torch.is_tensor(v) and v.dim() > 0 else v
