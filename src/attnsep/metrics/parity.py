@@ -105,7 +105,7 @@ def sign_error(
 
     Each random byte gives eight coordinates, and ``gamma_h . x`` sums, over the bytes, a
     lookup in a table of the ``256`` partial dot products of that byte's coordinates: one
-    table per head, read with ``numpy.take`` (about 3x faster than indexing a ``torch`` table
+    table per head, read with ``numpy.take`` (2-3x faster than indexing a ``torch`` table
     of all heads at once, which fetched the heads' rows together).
     """
     E, heads, d = gamma.shape
