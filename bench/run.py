@@ -5,7 +5,7 @@ Every benchmark module ``bench_<name>.py`` exposes ``run() -> list[dict]`` with 
 where a target is missed or the number needs explaining). Results go to ``bench/results.json``.
 The exit status is 0 even when targets are missed: benchmarks report, they do not assert.
 
-    .venv/bin/python bench/run.py                   # everything (about 7 minutes, 2 cores)
+    .venv/bin/python bench/run.py                   # everything (about 10 minutes, 2 cores)
     .venv/bin/python bench/run.py --only fcn,selection
     .venv/bin/python bench/run.py --only standard_xor   # opt-in: about 30 minutes
 """
