@@ -101,7 +101,7 @@ def test_the_api_runs_a_sweep_on_an_executor_object(tmp_path):
 def test_a_sweep_stopped_early_stops_its_workers_and_runs_nothing_more():
     # One worker: a tiny job, then four of ~20 s. Closing the iterator after the first row
     # (what an error or Ctrl-C in the caller does) stops the running job and drops the queued
-    # ones at once; without that, close() waited for all four (about 80 s).
+    # ones at once; without that, close() waited for every one of them (30 s for two here).
     config = base.get("one-step").config("quick", **{**LONG_FIXED, "m_values": [64, 72, 80, 88]})
     jobs = [tiny_jobs(1)[0], *jobs_for("one-step", config)]
     rows = ProcessExecutor(workers=1).map(jobs)

@@ -155,13 +155,7 @@ class ProcessExecutor(Executor):
         """Rows as jobs finish. When the sweep stops early (an error, Ctrl-C, the caller
         closing the iterator) the jobs not started are dropped and the running ones stopped;
         when this process dies, its workers stop within :data:`ORPHAN_POLL` seconds."""
-        size = min(self._workers, max(1, len(jobs)))
-        pool = ProcessPoolExecutor(
-            max_workers=size,
-            mp_context=get_context("spawn"),
-            initializer=exit_with_parent,
-            initargs=(os.getpid(),),
-        )
+        pool = spawn_pool(min(self._workers, max(1, len(jobs))))
         finished = False
         try:
             pending = {pool.submit(execute, job): job for job in jobs}
@@ -183,6 +177,17 @@ class ProcessExecutor(Executor):
 
 ORPHAN_POLL = 1.0
 """Seconds between a pool worker's checks that the process that started it is alive."""
+
+
+def spawn_pool(size: int) -> ProcessPoolExecutor:
+    """A pool of ``size`` fresh (``spawn``) processes that exit with this one
+    (:func:`exit_with_parent`): the sweep's workers, and the report's judges."""
+    return ProcessPoolExecutor(
+        size,
+        mp_context=get_context("spawn"),
+        initializer=exit_with_parent,
+        initargs=(os.getpid(),),
+    )
 
 
 def exit_with_parent(parent: int) -> None:

@@ -214,7 +214,6 @@ class Store:
                 make_folder(self.path.parent, default=self.path == DEFAULT_PATH)
                 made = _create(self.path)
             self.db = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None)
-            self.db.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
             _while_contended(lambda: self.db.execute("PRAGMA journal_mode = WAL"))
             if state != "current":
                 _while_contended(self._stamp)

@@ -90,17 +90,9 @@ def build_claims(
     if workers <= 1 or len(args) <= 1:
         judged = [judge(store, *arg) for arg in args]
     else:
-        import os
-        from concurrent.futures import ProcessPoolExecutor
-        from multiprocessing import get_context
+        from ..engine.executors import spawn_pool
 
-        from ..engine.executors import exit_with_parent
-
-        size = min(workers, len(args))
-        spawn = get_context("spawn")
-        with ProcessPoolExecutor(
-            size, mp_context=spawn, initializer=exit_with_parent, initargs=(os.getpid(),)
-        ) as pool:
+        with spawn_pool(min(workers, len(args))) as pool:
             judged = list(pool.map(_judge_from, [(store.path, *arg) for arg in args]))
     return [claim for claims in judged for claim in claims]
 

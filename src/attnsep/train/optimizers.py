@@ -32,8 +32,8 @@ def adam_step(
     theta.addcdiv_(first, denom, value=-(lr / (1 - b1 ** float(step))))
 
 
-class SGD:
-    """``torch.optim.SGD(params, lr)``: ``p -= lr * p.grad``."""
+class Optimizer:
+    """What both optimizers share: the parameters, the learning rate, per-parameter state."""
 
     def __init__(self, params: Iterable[torch.Tensor], lr: float) -> None:
         self.params = list(params)
@@ -44,6 +44,13 @@ class SGD:
         for p in self.params:
             p.grad = None
 
+    def step(self) -> None:
+        raise NotImplementedError
+
+
+class SGD(Optimizer):
+    """``torch.optim.SGD(params, lr)``: ``p -= lr * p.grad``."""
+
     @torch.no_grad()
     def step(self) -> None:
         for p in self.params:
@@ -51,7 +58,7 @@ class SGD:
                 p.add_(p.grad, alpha=-self.lr)
 
 
-class Adam(SGD):
+class Adam(Optimizer):
     """``torch.optim.Adam(params, lr)``; ``state[p]`` holds ``step`` and the moments
     ``exp_avg`` and ``exp_avg_sq``, as ``torch.optim`` names them."""
 

@@ -21,7 +21,7 @@ from ...configs import FCNConfig
 from ...core.device import resolve_device, resolve_dtype
 from ...core.rng import generator
 from ...models.mlp import MLP
-from ..optimizers import SGD, Adam
+from ..optimizers import SGD, Adam, Optimizer
 
 CHECK_EVERY = 50
 """Steps between two early-stopping checks."""
@@ -133,7 +133,7 @@ def require_finite(values: torch.Tensor, what: str, cfg: FCNConfig) -> None:
         raise Diverged(f"the {what} is not finite: lower lr ({cfg.rate:g})")
 
 
-def _optimizer(name: str, params: list[torch.Tensor], lr: float) -> SGD:
+def _optimizer(name: str, params: list[torch.Tensor], lr: float) -> Optimizer:
     return Adam(params, lr) if name == "adam" else SGD(params, lr)
 
 
@@ -193,8 +193,8 @@ def fit(
 
 
 def _drop(
-    running: torch.Tensor, net: MLP, opt: SGD, stop: torch.Tensor
-) -> tuple[torch.Tensor, MLP, SGD]:
+    running: torch.Tensor, net: MLP, opt: Optimizer, stop: torch.Tensor
+) -> tuple[torch.Tensor, MLP, Optimizer]:
     """The replicas left once those where ``stop`` is true leave: their indices, a net over
     them and an optimizer holding ``opt``'s per-entry state of them."""
     keep = (~stop).nonzero().flatten()
