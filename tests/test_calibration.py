@@ -220,3 +220,22 @@ def test_verdicts_know_when_they_judge_a_simulated_run():
     calibration.error_rates(decide, lambda rng: [], lambda rng: [], 3)
     assert seen == [(True, calibration.CALIBRATION_RESAMPLES)] * 6
     assert not calibration.in_simulation() and stats.resample_count() == stats.RESAMPLES
+
+
+def test_a_checks_confirmed_counts_as_a_pass_and_its_failure_as_a_fail():
+    """A check's error rates (SPEC Part F): ``confirmed`` is its pass, ``check failed`` its fail."""
+    import numpy as np
+
+    from attnsep.metrics import calibration, stats
+
+    rates = calibration.error_rates(
+        lambda records: stats.CONFIRMED if records[0]["ok"] else stats.CHECK_FAILED,
+        lambda rng: [{"ok": True}],
+        lambda rng: [{"ok": False}],
+        simulations=20,
+    )
+    assert rates["power"] == 1.0 and rates["false_pass"] == 0.0 and rates["false_fail"] == 0.0
+    rates = calibration.error_rates(
+        lambda records: stats.CHECK_FAILED, lambda rng: [{}], lambda rng: [{}], simulations=10
+    )
+    assert rates["false_fail"] == 1.0 and np.isclose(rates["power"], 0.0)

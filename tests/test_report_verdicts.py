@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from attnsep.metrics import stats
 from attnsep.report.html import BADGES, render, write_report
 from attnsep.report.text_tables import VERDICT_COLORS
@@ -56,3 +58,27 @@ def test_text_is_escaped_and_sections_get_their_own_table():
     assert "<td>a&lt;b</td>" in page
     papers, extra = page.index("the papers&#39; claims"), page.index("beyond the papers")
     assert papers < extra < page.index('<section id="k-parity">')
+
+
+def test_each_kind_carries_only_its_own_verdicts_and_the_report_names_it(tmp_path):
+    """SPEC Part F: only a claim is reproduced / not reproduced / inconclusive; a check is
+    confirmed or failed (a bug), a finding judges nothing."""
+    check = claim(stats.CHECK_FAILED, [])
+    finding = claim(stats.FINDING, [])
+    assert [c["kind"] for c in (claim(stats.REPRODUCED, []), check, finding)] == [
+        "claim",
+        "check",
+        "finding",
+    ]
+    assert stats.kind_of("incomplete") == "claim"
+    for verdict in ("passed", "maybe"):
+        with pytest.raises(ValueError, match=verdict):
+            stats.claim(verdict, "r", "m", "c", [])
+    colours = {BADGES[v] for v in stats.CHECK_OUTCOMES}
+    assert colours == {"ok", "bad"} and VERDICT_COLORS[stats.CHECK_FAILED] != "green"
+    page = render([check, finding], "standard")
+    assert "a failed check means a bug in attnsep" in page
+    assert "<td>check</td>" in page and "<td>finding</td>" in page
+    write_report([check, finding], "standard", tmp_path)
+    saved = json.loads((tmp_path / "claims.json").read_text())["claims"]
+    assert [c["kind"] for c in saved] == ["check", "finding"]

@@ -80,6 +80,9 @@ class Experiment(Generic[C]):
     split: Callable[[Any], list[Any]] = lambda config: [config]
     presets: dict[str, dict[str, Any]] = field(default_factory=dict)
     version: int = 1  # bump when run() changes its results: stored jobs are then recomputed
+    kind: str = "claim"
+    """``claim``, ``check`` or ``finding`` (SPEC Part F, ``stats.KINDS``): the entry's kind while
+    its jobs are unfinished; a judged entry takes the kind of its verdict."""
     section: str = "the papers' claims"  # the report section (report.html.PAPERS)
     hypotheses: Callable[[list[Record], Any], calibration.Hypotheses] | None = None
     """The paper's law and the rival fitted to a run, to measure the criterion's error rates

@@ -97,6 +97,7 @@ def describe(experiment: Experiment[Any]) -> dict[str, Any]:
         "name": experiment.name,
         "claim": experiment.claim,
         "title": experiment.title,
+        "kind": experiment.kind,
         "paper": experiment.paper,
         "section": experiment.section,
         "version": experiment.version,

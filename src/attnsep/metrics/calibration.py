@@ -94,7 +94,8 @@ def error_rates(
     seed: int = 0,
 ) -> dict[str, Any]:
     """Power, false pass and false fail of ``decide`` (records -> verdict) on ``simulations``
-    record sets drawn by ``paper`` and by ``rival`` (independent streams of ``seed``)."""
+    record sets drawn by ``paper`` and by ``rival`` (independent streams of ``seed``); a check's
+    ``confirmed`` counts as a pass and ``check failed`` as a fail (``stats.PASSES``, ``FAILS``)."""
     streams = np.random.SeedSequence([seed, 7177]).spawn(2)
     outcomes: dict[str, list[str]] = {}
     with simulating():
@@ -102,9 +103,12 @@ def error_rates(
         for (name, draw), stream in pairs:
             rng = np.random.default_rng(stream)
             outcomes[name] = [decide(draw(rng)) for _ in range(simulations)]
-    power = rate(outcomes["paper"].count(stats.REPRODUCED), simulations)
-    false_pass = rate(outcomes["rival"].count(stats.REPRODUCED), simulations)
-    false_fail = rate(outcomes["paper"].count(stats.NOT_REPRODUCED), simulations)
+    def count(name: str, verdicts: tuple[str, ...]) -> int:
+        return sum(outcome in verdicts for outcome in outcomes[name])
+
+    power = rate(count("paper", stats.PASSES), simulations)
+    false_pass = rate(count("rival", stats.PASSES), simulations)
+    false_fail = rate(count("paper", stats.FAILS), simulations)
     return {
         "power": power["value"],
         "false_pass": false_pass["value"],

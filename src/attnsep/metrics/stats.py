@@ -26,6 +26,22 @@ OUTCOMES = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE)
 FINDING = "finding"
 """The ``verdict`` of an entry beyond the papers that reports what was found and judges no claim
 (SPEC Part E, A7.3b)."""
+CONFIRMED = "confirmed"
+CHECK_FAILED = "check failed"
+"""The two outcomes of a *check*: a theorem confirmed numerically (SPEC Part F). A failed check
+means a bug in attnsep, not a verdict on the papers."""
+CHECK_OUTCOMES = (CONFIRMED, CHECK_FAILED)
+KINDS = {"claim": OUTCOMES, "check": CHECK_OUTCOMES, "finding": (FINDING,)}
+"""Each entry's kind (SPEC Part F) and the verdicts it may carry: only a ``claim`` is
+reproduced, not reproduced or inconclusive."""
+PASSES = (REPRODUCED, CONFIRMED)
+FAILS = (NOT_REPRODUCED, CHECK_FAILED)
+
+
+def kind_of(verdict: str) -> str:
+    """The kind of entry a verdict belongs to (``KINDS``); ``claim`` for one of none (e.g.
+    ``incomplete``)."""
+    return next((kind for kind, allowed in KINDS.items() if verdict in allowed), "claim")
 
 LEVEL = 0.95
 RESAMPLES = 1000
@@ -541,17 +557,19 @@ def compare_laws(
 def claim(
     verdict: str, reason: str, measured: str, criterion: str, estimates: list[dict], **extra: Any
 ) -> dict[str, Any]:
-    """A verdict's result: one of ``OUTCOMES`` (or ``FINDING``), its reason in one sentence, what
-    was measured, the criterion (written before the numbers) and the estimates with their
-    intervals.
+    """A verdict's result: one of ``OUTCOMES`` (a claim), ``CHECK_OUTCOMES`` (a check) or
+    ``FINDING``, its reason in one sentence, what was measured, the criterion (written before
+    the numbers) and the estimates with their intervals; ``kind`` follows from the verdict
+    (``KINDS``, SPEC Part F).
 
     ``extra`` may hold ``companions``: further entries of the report judged from the same records
     (each a ``claim(...)`` with ``claim``, ``title``, ``paper`` and ``section`` added), e.g. A7.3b
     beside A7.3; the report lists each as its own entry."""
-    allowed = (*OUTCOMES, FINDING)
+    allowed = [v for outcomes in KINDS.values() for v in outcomes]
     require(verdict in allowed, f"verdict must be one of {', '.join(allowed)}, got {verdict!r}")
     return {
         "verdict": verdict,
+        "kind": kind_of(verdict),
         "reason": reason,
         "measured": measured,
         "criterion": criterion,

@@ -118,7 +118,7 @@ def judge(
     seeds_run: Sequence[int],
 ) -> list[dict[str, Any]]:
     """Experiment ``name``'s claim and its companions (:func:`build_claims`)."""
-    from ..metrics import calibration  # numpy: not for the command line's start-up
+    from ..metrics import calibration, stats  # numpy: not for the command line's start-up
 
     exp = base.get(name)
     config = config_for(name, preset, seed)
@@ -127,6 +127,7 @@ def judge(
         "claim": exp.claim,
         "name": name,
         "title": exp.title,
+        "kind": exp.kind,
         "paper": exp.paper,
         "section": exp.section,
         "command": command_for(name, preset, seed),
@@ -154,6 +155,7 @@ def judge(
     judged = exp.verdict(records, config)
     companions = judged.pop("companions", [])
     claim.update(judged)
+    claim["kind"] = stats.kind_of(claim["verdict"])
     claim.setdefault("reason", claim.get("criterion", ""))
     claim.setdefault("estimates", [])
     claim["figures"] = [
@@ -171,6 +173,7 @@ def judge(
         entry.update(criterion_version=exp.criterion_version, seconds=0.0, figures=[])
         entry.update(extra)
         entry.setdefault("calibration", None)
+        entry["kind"] = stats.kind_of(entry["verdict"])
         entry["reason"] = calibration.named_in(entry["reason"], entry["calibration"])
         claims.append(entry)
     return claims

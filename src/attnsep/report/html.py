@@ -18,9 +18,21 @@ BADGES = {
     "inconclusive": "open",
     "incomplete": "none",
     "finding": "none",
+    "confirmed": "ok",
+    "check failed": "bad",
 }
-"""The verdict's colour: green, red, amber (inconclusive), grey (incomplete, a finding)."""
+"""The verdict's colour: green (reproduced, a check confirmed), red (not reproduced, a check
+failed), amber (inconclusive), grey (incomplete, a finding)."""
 PAPERS = "the papers' claims"
+KIND_TEXT = {
+    "claim": "a claim: a verdict on a statement of the paper (reproduced, not reproduced or "
+    "inconclusive)",
+    "check": "a check: a theorem confirmed numerically; a failed check means a bug in attnsep, "
+    "not a verdict on the paper",
+    "finding": "a finding: beyond the papers, or a remark the paper makes in passing; its numbers "
+    "and figures, no verdict on the paper",
+}
+"""Each entry's kind in words (SPEC Part F, ``metrics.stats.KINDS``)."""
 
 
 def sections(claims: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -43,6 +55,7 @@ def render(claims: list[dict[str, Any]], preset: str) -> str:
         stamp=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         sections=sections(claims),
         badges=BADGES,
+        kinds=KIND_TEXT,
     )
 
 

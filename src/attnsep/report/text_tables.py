@@ -85,6 +85,8 @@ VERDICT_COLORS = {
     "inconclusive": "yellow",
     "incomplete": "bright_black",
     "finding": "blue",
+    "confirmed": "cyan",
+    "check failed": "bold red",
 }
 """Each verdict's colour in the terminal (``report.html.BADGES`` in the report)."""
 
@@ -278,16 +280,18 @@ def fcn_select(r: dict[str, Any]) -> list[TextTable]:
 
 
 def claims(data: dict[str, Any]) -> list[TextTable]:
-    """``attnsep reproduce`` and ``attnsep report``: each claim's verdict in its colour, its
-    criterion's power and false pass (SPEC Part E; ``-`` for a finding) and its reason."""
+    """``attnsep reproduce`` and ``attnsep report``: each entry's kind (SPEC Part F), its verdict
+    in its colour, its criterion's power and false pass (SPEC Part E; ``-`` for a finding) and
+    its reason."""
     rows, styles = [], []
     for c in data["claims"]:
         rates = c.get("calibration")
         shown = f"{rates['power']:.2f} / {rates['false_pass']:.2f}" if rates else "-"
-        rows.append((c["claim"], c["title"], c["verdict"], shown, c.get("reason", "")))
-        styles.append(("", "", VERDICT_COLORS.get(c["verdict"], "green"), "", ""))
-    columns = ("claim", "title", "verdict", "power / false pass", "reason")
-    return [TextTable("claims", columns, tuple(rows), justify="lllll", styles=tuple(styles))]
+        kind = c.get("kind", "claim")
+        rows.append((c["claim"], kind, c["title"], c["verdict"], shown, c.get("reason", "")))
+        styles.append(("", "", "", VERDICT_COLORS.get(c["verdict"], "green"), "", ""))
+    columns = ("claim", "kind", "title", "verdict", "power / false pass", "reason")
+    return [TextTable("claims", columns, tuple(rows), justify="llllll", styles=tuple(styles))]
 
 
 def experiments(data: dict[str, Any]) -> list[TextTable]:
@@ -334,6 +338,7 @@ def show(data: dict[str, Any]) -> list[TextTable]:
     name, presets, cost = data["name"], data["presets"], data["cost"]
     tuned = ", ".join(str(seed) for seed in data["tuned_on"])
     about = (
+        ("kind", data.get("kind", "claim")),
         ("paper", data["paper"]),
         ("versions", f"run {data['version']}, criterion {data['criterion_version']}"),
         ("criterion tuned on", f"master seed {tuned} (any other seed is confirmatory)"),
