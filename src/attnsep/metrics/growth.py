@@ -132,7 +132,8 @@ def held_out_errors(
         with np.errstate(divide="ignore", invalid="ignore"):
             errors[side] = np.mean(np.abs(np.log(predicted / rows[:, half:])), axis=1)
         errors[side] = np.where(np.isfinite(errors[side]), errors[side], math.inf)
-        out[side] = _summary(f"{law.name} held-out relative error", errors[side][0], errors[side][1:])
+        name = f"{law.name} held-out relative error"
+        out[side] = _summary(name, errors[side][0], errors[side][1:])
     diff = errors["rival"] - errors["paper"]
     diff = np.where(np.isfinite(diff), diff, math.nan)
     out["difference"] = _summary("rival's minus paper's held-out error", diff[0], diff[1:])
