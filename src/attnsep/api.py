@@ -562,7 +562,7 @@ def show(name: str) -> dict[str, Any]:
     Returns
     -------
     dict
-        The claim (``name``, ``claim``, ``title``, ``paper``, ``section``), ``version``,
+        The claim (``name``, ``claim``, ``title``, ``kind``, ``paper``, ``section``), ``version``,
         ``criterion_version`` and ``tuned_on`` (the master seeds its criterion was tuned on),
         ``description`` (the config's docstring: what runs and the criterion), ``fields`` (each
         with ``type``, ``default``, ``required``, ``limits``: pydantic's ``ge``, ``min_length``,
