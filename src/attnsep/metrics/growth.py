@@ -77,7 +77,7 @@ def curvature(
     small, large = _halves(len(x))
     s_point, l_point = _slopes(x[small], point[:, small])[0], _slopes(x[large], point[:, large])[0]
     s_draws, l_draws = _slopes(x[small], rows[:, small]), _slopes(x[large], rows[:, large])
-    out = {
+    out: dict[str, Any] = {
         "smaller": _summary(f"local exponent, {_span(x[small])}", s_point, s_draws),
         "larger": _summary(f"local exponent, {_span(x[large])}", l_point, l_draws),
         "change": _summary("change of the local exponent", l_point - s_point, l_draws - s_draws),
