@@ -50,15 +50,32 @@ def judged(recs):
     entry = paper.verdict(recs, CONFIG)
     json.dumps(entry, allow_nan=False)
     assert entry["claim"] == "B5.1b" and entry["criterion"] == paper.CRITERION
+    assert entry["criterion_version"] == 2
     return entry
 
 
 def test_sgd_at_the_floor_is_reproduced():
     entry = judged(records())
     assert entry["verdict"] == stats.REPRODUCED, entry["reason"]
-    names = [e["name"] for e in entry["estimates"]]
-    assert "paper's setting: SGD / family's best (m_p=512)" in names
+    found = {e["name"]: e for e in entry["estimates"]}
+    ratio = found["paper's setting: SGD / family's best (m_p=512)"]
+    assert ratio["low"] <= ratio["value"] <= ratio["high"] < paper.NEAR
+    assert ratio["value"] == pytest.approx(1.02, abs=0.02)  # 4 seeds, 1% and 0.5% noise
     assert "alpha / family's 0.99" in entry["measured"]
+
+
+def test_the_ratio_is_b51s_statistic():
+    """B5.1b's ratio and interval are B5.1's: seed means, a seed's pair resampled together."""
+    recs = records(noise=0.04, seed=2)
+    at = np.array([[r["loss"], r["family"]] for r in recs if r["pe_dim"] == 256])
+    value, low, high = paper.ratio_to_family(at)
+    assert value == pytest.approx(at[:, 0].mean() / at[:, 1].mean())
+    assert low < value < high
+    (row,) = [r for r in paper.summarize(recs) if r["pe_dim"] == 256]
+    assert row["ratio"] == (value, low, high)
+    b51 = [{**r, "role": None} for r in recs]  # the same numbers as B5.1 records
+    (same,) = [r for r in exp.summarize(b51) if r["pe_dim"] == 256]
+    assert same["ratio"] == row["ratio"]
 
 
 def test_stalled_above_the_floor_with_the_scale_learned_is_not_reproduced():
@@ -85,7 +102,7 @@ def test_too_few_seeds_is_inconclusive():
 
 
 def test_b5_1_ignores_the_paper_settings_records_and_carries_b5_1b_as_companion():
-    from tests.test_verdict_select_convergence import records as b51_records
+    from test_verdict_select_convergence import records as b51_records
 
     mixed = b51_records() + records(excess=1.5)
     claim = exp.verdict(mixed, CONFIG)

@@ -17,6 +17,7 @@ from ..configs import (
     default,
     inherit,
 )
+from ..core.rng import stream_seed
 from ..metrics import stats
 from .base import Seed, SubsetConfig
 
@@ -113,6 +114,16 @@ class ScaledTraining(SubsetConfig):
     steps: int = Field(default=400, ge=1)
     batch_per_dim: float = Field(default=4.0, gt=0)
     lr_per_dim: float = Field(default=3 * POSITION_LR_PER_DIM, gt=0)
+
+    @property
+    def replica_seeds(self) -> list[int]:
+        """The seed each of ``seeds`` trains and draws with under the master seed ``seed``: the
+        replica's own number on master seed 0 (the published runs), else the stream
+        ``(seed, "replica", s)``, so that a run on another master seed draws new data (SPEC
+        Part E: a confirmatory run is a fresh one)."""
+        if self.seed == 0:
+            return list(self.seeds)
+        return [stream_seed(self.seed, "replica", s) for s in self.seeds]
 
     def training(
         self,
