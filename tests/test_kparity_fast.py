@@ -139,14 +139,25 @@ def test_a_non_finite_loss_stops_both_paths_at_the_same_step(monkeypatch) -> Non
 
 
 def test_the_experiment_runs_through_grid_descent() -> None:
-    config = kp.Config(series=[{"k": 3, "d_values": [16]}], m=8, seeds=4, budget=10)
+    """Plain GD on the population gradient (the finding's ``constant`` rule); its collapse is
+    two heads on one support bit after the last step (``shared_support_bit``)."""
+    from attnsep.experiments.xor_kparity_collapse import shared_support_bit
+
+    config = kp.Config(
+        series=[{"k": 3, "d_values": [16]}],
+        m=8,
+        seeds=4,
+        budget=10,
+        rules=["constant"],
+        gradients=["population"],
+    )
     (record,) = kp.run(config)
     base, etas, _ = runs(3, 16, 8, 4, config.eta_exponents, 10)
     old = gd.reference_grid_descent(base, etas, 10)
     steps = [[None if t < 0 else int(t) for t in row] for row in old.first.tolist()]
     assert record["steps"] == steps
     assert record["one_step"] == old.one_step.tolist()
-    assert record["collapsed"] == old.collapsed.tolist()
+    assert record["collapsed"] == shared_support_bit(base, old.theta).tolist()
 
 
 def test_needs_softmax_and_the_population_gradient() -> None:
