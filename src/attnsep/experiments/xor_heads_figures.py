@@ -1,10 +1,12 @@
 """A7.4's figures (SPEC A7.4): the heads' weight on their bits, attention maps before and after
-the step, and the alignment ratio against ``d``; plain plotting of what ``xor_heads`` prepared."""
+the step, the on-target rate of each init and the alignment ratio against ``d``; plain plotting
+of what ``xor_heads`` prepared."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -12,7 +14,7 @@ from . import plotting
 from .base import Record
 
 Curve = tuple[str, list[int], list[tuple[float, float, float]]]
-"""``(label, d values, (median, low, high) per d)``."""
+"""``(label, d values, (value, low, high) per d)``."""
 
 
 def mass(summaries: list[Record], threshold: float, out: Path) -> Path:
@@ -62,22 +64,44 @@ def maps(records: list[Record], out: Path) -> list[Path]:
     return paths
 
 
-def ratio(curves: Sequence[Curve], out: Path) -> Path:
-    """The median alignment ratio with its 95% interval against ``d``, one curve per series."""
+def _curves(ax: Any, curves: Sequence[Curve]) -> None:
+    for label, ds, points in curves:
+        val = np.asarray(points, dtype=float)
+        ax.errorbar(
+            ds,
+            val[:, 0],
+            yerr=[val[:, 0] - val[:, 1], val[:, 2] - val[:, 0]],
+            marker="o",
+            ls="-" if "schedule" in label else ":",
+            capsize=3,
+            label=label,
+        )
+
+
+def rates(curves: Sequence[Curve], rate: float, lower: float, out: Path) -> Path:
+    """The on-target rate with its Wilson 95% interval against ``d``, one curve per init and
+    series; the criterion's rate and lower bound as lines."""
+    path = out / "head_rates.png"
+    with plotting.figure(path) as (_, (ax,)):
+        _curves(ax, curves)
+        ax.axhline(rate, color="grey", lw=0.8, ls="--")
+        ax.axhline(lower, color="grey", lw=0.8, ls=":")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("input length d")
+        ax.set_ylabel("both heads >= 0.9 on distinct support bits")
+        ax.set_title("One step: on-target rate by init (Wilson 95%)", fontsize=10)
+        ax.legend(fontsize=8)
+    return path
+
+
+def ratio(curves: Sequence[Curve], bar: float, out: Path) -> Path:
+    """The median alignment ratio with its 95% interval against ``d``, one curve per series;
+    1 and the criterion's ``bar`` as lines."""
     path = out / "alignment_ratio.png"
     with plotting.figure(path) as (_, (ax,)):
-        for label, ds, medians in curves:
-            med = np.asarray(medians, dtype=float)
-            ax.errorbar(
-                ds,
-                med[:, 0],
-                yerr=[med[:, 0] - med[:, 1], med[:, 2] - med[:, 0]],
-                marker="o",
-                ls="-" if "schedule" in label else ":",
-                capsize=3,
-                label=label,
-            )
-        ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+        _curves(ax, curves)
+        ax.axhline(1.0, color="grey", lw=0.8, ls=":")
+        ax.axhline(bar, color="grey", lw=0.8, ls="--")
         ax.set_xscale("log", base=2)
         ax.set_xlabel("input length d")
         ax.set_ylabel("own-bit change / largest ambient |change|")
