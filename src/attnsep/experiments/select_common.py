@@ -17,7 +17,6 @@ from ..configs import (
     default,
     inherit,
 )
-from ..core.rng import stream_seed
 from ..metrics import stats
 from .base import Seed, SubsetConfig
 
@@ -121,6 +120,8 @@ class ScaledTraining(SubsetConfig):
         replica's own number on master seed 0 (the published runs), else the stream
         ``(seed, "replica", s)``, so that a run on another master seed draws new data (SPEC
         Part E: a confirmatory run is a fresh one)."""
+        from ..core.rng import stream_seed  # torch: not for the command line's start-up
+
         if self.seed == 0:
             return list(self.seeds)
         return [stream_seed(self.seed, "replica", s) for s in self.seeds]
