@@ -35,6 +35,7 @@ ADMONITION = {
     "finding": "info",
     "confirmed": "success",
     "check failed": "bug",
+    "not checked": "warning",
 }
 SPECIAL = "\\`*_{}[]>#"
 SUMMARY = ".summary.md"  # the summary's name while staged (no claim page starts with a dot)

@@ -59,3 +59,12 @@ def test_held_out_errors_prefer_the_law_that_made_the_data():
 def test_fewer_than_four_sizes_is_an_error():
     with pytest.raises(ValueError, match="at least four sizes"):
         growth.curvature(SIZES[:3], SIZES[:3], noisy(SIZES[:3], 0.1), 0.25)
+
+
+def test_a_measured_value_never_reached_leaves_the_point_estimates_out():
+    power = 2 * SIZES**0.4
+    measured = power.copy()
+    measured[-1] = math.inf
+    errs = growth.held_out_errors(stats.POLYLOG, stats.POWER, SIZES, measured, noisy(power, 0.02))
+    assert errs["paper"]["value"] is None and errs["difference"]["value"] is None
+    assert errs["difference"]["high"] < 0 and errs["used"] == 1000

@@ -75,7 +75,7 @@ def test_each_kind_carries_only_its_own_verdicts_and_the_report_names_it(tmp_pat
         with pytest.raises(ValueError, match=verdict):
             stats.claim(verdict, "r", "m", "c", [])
     colours = {BADGES[v] for v in stats.CHECK_OUTCOMES}
-    assert colours == {"ok", "bad"} and VERDICT_COLORS[stats.CHECK_FAILED] != "green"
+    assert colours == {"ok", "bad", "open"} and VERDICT_COLORS[stats.CHECK_FAILED] != "green"
     page = render([check, finding], "standard")
     assert "a failed check means a bug in attnsep" in page
     assert "<td>check</td>" in page and "<td>finding</td>" in page

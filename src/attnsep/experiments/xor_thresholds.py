@@ -10,7 +10,9 @@ replicas (``XorFrontier``). The ``separation-xor`` experiment runs and judges th
 ``polylog-width`` experiment (A7.2) shares the vectorized bootstrap and exponent fits.
 
 For a criterion's error rates (SPEC Part E), ``simulated_search`` runs the same search on
-replicas with latent thresholds, so simulated records sit on the real integer grid.
+replicas with latent thresholds (and the success plateau's failures, SPEC Part F), so simulated
+records sit on the real integer grid. The growth of a threshold with ``d`` is decided by the rule
+of SPEC Part F (``growth_test``), shared by A7.2 and A7.6.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ import numpy as np
 import torch
 
 from ..configs import Device, XorFCNConfig, default
-from ..metrics import stats
-from ..metrics.calibration import log_spread
+from ..metrics import growth, stats
+from ..metrics.calibration import fit_or_flat, log_spread
 from ..metrics.parity import step_sign_error
 from ..metrics.stats import POWER, estimate, exponent_draws, interval, wilson
 from ..models.mlp import count
@@ -235,15 +237,24 @@ def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
 # --- simulated searches (SPEC Part E: a criterion's error rates) -----------------------------
 
 
-def simulated_search(model: str, d: int, thresholds: np.ndarray) -> dict[str, Any]:
+def simulated_search(
+    model: str,
+    d: int,
+    thresholds: np.ndarray,
+    plateau: float = 1.0,
+    rng: np.random.Generator | None = None,
+) -> dict[str, Any]:
     """The record of ``model``'s threshold search at ``d`` (as ``run`` stores it) on replicas
-    with latent thresholds ``thresholds``: replica ``r`` succeeds at every knob ``>= t_r``. The
-    search is the real one (doubling, bisection, the transformer's ``2 m*``, ``4 m*`` probes,
-    the same limits), so the simulated probes sit on the real integer grid."""
+    with latent thresholds ``thresholds``: replica ``r`` succeeds at every knob ``>= t_r``, and
+    with ``rng`` only when it escapes a failure of probability ``1 - plateau`` drawn afresh at
+    every probe (``plateau_failures``). The search is the real one (doubling, bisection, the
+    transformer's ``2 m*``, ``4 m*`` probes, the same limits), so the simulated probes sit on the
+    real integer grid."""
 
-    def evaluate(size: int) -> np.ndarray:
+    def persistent(size: int) -> np.ndarray:
         return thresholds <= size
 
+    evaluate = persistent if rng is None else plateau_failures(thresholds, plateau, rng)
     limit = LIMITS[model]
     star, probes = smallest_passing(evaluate, TARGET, 2, limit)
     if model == "transformer":
@@ -255,3 +266,163 @@ def simulated_search(model: str, d: int, thresholds: np.ndarray) -> dict[str, An
 def spread_of(records: list[dict[str, Any]], model: str) -> float:
     """``model``'s replica noise in a run: ``calibration.log_spread`` over its searches."""
     return log_spread([probe_matrix(r["probes"]) for r in records if r["model"] == model])
+
+
+def plateau_of(records: list[dict[str, Any]]) -> tuple[int, int]:
+    """``(successes, trials)`` at the largest probe of each search, pooled: the success plateau
+    the simulated searches reproduce (SPEC Part F)."""
+    top = [max(r["probes"], key=lambda p: p["size"]) for r in records]
+    return sum(p["successes"] for p in top), sum(p["trials"] for p in top)
+
+
+def plateau_failures(
+    latent: np.ndarray, plateau: float, rng: np.random.Generator
+) -> Callable[[int], np.ndarray]:
+    """Each replica's outcome at knob ``m`` of a simulated search: it succeeds when its latent
+    threshold is ``<= m`` and it escapes a failure of probability ``1 - plateau`` drawn afresh at
+    every probe (as measured: the replicas failing at large ``m`` differ from width to width)."""
+
+    def evaluate(m: int) -> np.ndarray:
+        return (latent <= m) & (rng.random(len(latent)) < plateau)
+
+    return evaluate
+
+
+# --- the growth of a threshold (SPEC Part F): A7.2, and A7.6's transformer -------------------
+
+GROWTH_MIN_SIZES = 4
+"""The growth rules need two sizes in each half (``metrics.growth``)."""
+UNREACHED = "unreached"
+"""``growth_test``'s decision when some threshold was not reached."""
+SIDES = {"paper": "polylog", "rival": "the power law", "neither": "neither law"}
+
+
+def crossing_draws(
+    sizes: list[int],
+    outcomes: np.ndarray,
+    target: float,
+    reference: np.ndarray | None = None,
+    seed: int = 0,
+) -> tuple[float, np.ndarray]:
+    """The threshold made continuous by interpolating the crossing (SPEC Part E), on all
+    replicas and on each bootstrap resample (those of ``stats.threshold_draws`` with the same
+    ``seed``): the first stored probe whose rate reaches the goal (``target``, times the
+    ``reference`` rate when given) and the stored probe below it bound the crossing, placed
+    linearly in the knob where the rate meets the goal; the smallest probe when it passes,
+    ``inf`` when none does. A resample failing at ``m*`` then lands near it, not on the next
+    stored probe (``2 m*`` or beyond)."""
+    order = np.argsort(sizes)
+    s = np.asarray(sizes, dtype=float)[order]
+    table = np.asarray(outcomes, dtype=float)[:, order]
+    weights = stats.resample_weights(len(table), stats.resample_count(), seed)
+    rates = weights @ table
+    scale = np.ones(len(weights)) if reference is None else weights @ np.asarray(reference, float)
+    goals = target * scale
+    passing = rates >= goals[:, None] - 1e-12
+    first = passing.argmax(axis=1)
+    below = np.maximum(first - 1, 0)
+    rows = np.arange(len(rates))
+    low_rate, high_rate = rates[rows, below], rates[rows, first]
+    share = np.clip((goals - low_rate) / np.maximum(high_rate - low_rate, 1e-12), 0, 1)
+    value = np.where(first > 0, s[below] + share * (s[first] - s[below]), s[first])
+    value = np.where(passing.any(axis=1), value, math.inf)
+    return float(value[0]), value[1:]
+
+
+def held_out_side(difference: dict[str, Any] | None) -> str:
+    """The held-out rule's side: ``paper`` when the rival's minus the paper's error has its
+    lower end above 0, ``rival`` when its upper end is below 0, else ``neither``."""
+    if difference is None:
+        return "neither"
+    if difference["low"] is not None and difference["low"] > 0:
+        return "paper"
+    if difference["high"] is not None and difference["high"] < 0:
+        return "rival"
+    return "neither"
+
+
+def growth_test(
+    ds: list[float], values: np.ndarray, draws: np.ndarray, rival_min: float
+) -> dict[str, Any]:
+    """Both growth rules of SPEC Part F on thresholds ``values`` at ``ds`` (ascending) with their
+    bootstrap ``draws``: (i) ``growth.curvature`` and (ii) ``growth.held_out_errors`` of
+    ``a (ln d)^p`` against ``c d^alpha`` (``alpha >= rival_min``). ``decided`` is ``paper`` or
+    ``rival`` when both rules side with it, else ``neither``; ``None`` with fewer than
+    ``GROWTH_MIN_SIZES`` sizes, ``UNREACHED`` with a threshold not reached. ``fits``: both laws
+    fitted on the smaller half (the held-out test's), for a figure."""
+    if len(ds) < GROWTH_MIN_SIZES:
+        return {"decided": None}
+    if not np.isfinite(values).all():
+        return {"decided": UNREACHED}
+    curv = growth.curvature(ds, values, draws, rival_min)
+    held = growth.held_out_errors(stats.POLYLOG, POWER, ds, values, draws, rival_min)
+    side = held_out_side(held["difference"])
+    half = len(held["fitted_on"])
+    fits = {
+        "paper": stats.POLYLOG.fit(ds[:half], values[:half]),
+        "rival": POWER.fit(ds[:half], values[:half], rival_min),
+    }
+    decided = curv["decided"] if curv["decided"] == side else "neither"
+    return {"curvature": curv, "held_out": held, "side": side, "decided": decided, "fits": fits}
+
+
+def fmt_rule(e: dict[str, Any] | None) -> str:
+    """A growth rule's estimate as ``value [low, high]`` (a missing end: ``-inf`` / ``inf``)."""
+    if e is None:
+        return "n/a"
+    low = -math.inf if e["low"] is None and e["value"] is not None else e["low"]
+    high = math.inf if e["high"] is None and e["value"] is not None else e["high"]
+    return stats.fmt_interval(e["value"], low, high, 2)
+
+
+def growth_text(g: dict[str, Any]) -> str:
+    """The two rules' numbers in one clause (a claim's ``measured``); empty when not run."""
+    if "curvature" not in g:
+        return ""
+    c, h = g["curvature"], g["held_out"]
+    return (
+        f"{stats.fmt_estimate(c['smaller'])}, {stats.fmt_estimate(c['larger'])}, "
+        f"{stats.fmt_estimate(c['change'])} -> {c['decided']}; held-out (fit d <= "
+        f"{int(max(h['fitted_on']))}): {stats.fmt_estimate(h['paper'])}, "
+        f"{stats.fmt_estimate(h['rival'])}, {stats.fmt_estimate(h['difference'])} -> {g['side']}"
+    )
+
+
+def growth_reason(g: dict[str, Any], sizes: int, rival_min: float) -> str:
+    """One clause: what the growth rules found (for a claim's reason)."""
+    if g["decided"] is None:
+        return f"the growth rules need at least {GROWTH_MIN_SIZES} values of d, got {sizes}"
+    if g["decided"] == UNREACHED:
+        return "a threshold was not reached within the probes"
+    c, h = g["curvature"], g["held_out"]
+    if g["decided"] == "paper":
+        falls = c["change"]["high"] is not None and c["change"]["high"] < 0
+        bend = (
+            f"falls from {fmt_rule(c['smaller'])} on the smaller d's to {fmt_rule(c['larger'])} "
+            "on the larger (interval-separated)"
+            if falls
+            else f"is {fmt_rule(c['larger'])} on the larger d's, below any power >= {rival_min:g}"
+        )
+        return (
+            f"the local log-log exponent {bend}, and the polylog law fitted on the smaller d's "
+            f"predicts the larger ones better than the power law (held-out error "
+            f"{fmt_rule(h['paper'])} against {fmt_rule(h['rival'])})"
+        )
+    return (
+        f"the curvature test sides with {SIDES[c['decided']]} (local exponent "
+        f"{fmt_rule(c['smaller'])} on the smaller d's, {fmt_rule(c['larger'])} on the larger), "
+        f"the held-out test with {SIDES[g['side']]} (rival's minus paper's error "
+        f"{fmt_rule(h['difference'])})"
+    )
+
+
+def law_draws(
+    law: stats.Law, ds: list[float], m: list[float], draws: np.ndarray, min_exponent: float | None
+) -> list[tuple[float, ...]]:
+    """``law`` fitted to each bootstrap row of the thresholds with every size reached (at most
+    200 rows): a simulated run draws its law from them (SPEC Part F); ``[law fitted to m]`` when
+    there is none (``calibration.fit_or_flat``)."""
+    rows = draws[np.isfinite(draws).all(axis=1)][:200] if len(ds) >= 2 else draws[:0]
+    if not len(rows):
+        return [fit_or_flat(law, ds, m, min_exponent)]
+    return [law.fit(ds, row, min_exponent) for row in rows]

@@ -1,11 +1,13 @@
-"""A7.2 — polylog parameters: the smallest width ``m*(d)`` whose one-step success reaches a
-target, and its growth law decided against a power-law rival (SPEC A7.2, Parts D and E).
+"""A7.2 — polylog parameters: the smallest width ``m*(d)`` whose one-step success reaches a share
+of its plateau, and its growth law decided against a power-law rival (SPEC A7.2, Parts D–F).
 
-For each ``d`` a threshold search (``search.smallest_passing``) finds ``m*``; every probe keeps
-each replica's certified outcome (SPEC A6), so the bootstrap over replicas re-runs the search on
-the stored probes (``stats.threshold_draws``). The paper's law ``m* = a (ln d)^p`` and
-the rival ``m* = c d^alpha`` are fitted on the smaller half of the ``d``'s and judged on the
-larger half; the criterion's error rates come from simulated runs (``hypotheses``, Part E).
+For each ``d`` the search (``search_width``) first finds the success plateau, then ``m*`` by
+bisection; every probe keeps each replica's certified outcome (SPEC A6), so the bootstrap over
+replicas re-runs the search on the stored probes, plateau included (``stats.threshold_draws``
+with a ``reference``). The growth of ``m*`` is decided by the rule of SPEC Part F
+(``xor_thresholds.growth_test``: the local log-log exponent's fall and the held-out relative
+errors of the polylog law and of the power law); the criterion's error rates come from simulated
+runs (``hypotheses``, Part E) that reproduce the plateau.
 """
 
 from __future__ import annotations
@@ -26,68 +28,94 @@ from . import costs, plotting
 from .base import Experiment, ExperimentConfig, InputLength, Record, register
 
 RIVAL_MIN_ALPHA = 0.25
-"""The rival of the held-out test: a power law ``c d^alpha`` with ``alpha >= 0.25``."""
+"""The rival: a power law ``c d^alpha`` with ``alpha >= 0.25``."""
 CONTRADICTING_ALPHA = 0.5
 """``not reproduced`` when the power exponent's bootstrap lower bound reaches this."""
-GRID = "integer"
-"""``m`` is an integer knob: held-out predictions meet the measured interval widened by ``± 1``
-(SPEC Part E)."""
+PLATEAU_FLOOR = 0.5
+"""A doubling's rate is taken as the plateau only when at least this (``search_width``)."""
 
 
 class Config(ExperimentConfig):
     """``m*(d)``: the smallest embedding width whose certified one-step success rate (SPEC A6,
-    one population step) is ``>= target``, searched by doubling from ``m_start`` then bisection
-    to a step of 1, up to ``m_limit``; the same ``seeds`` replicas (same ``seed``) at every probe,
-    plus one guard probe at twice the largest (see ``search_width``).
+    one population step) reaches ``target`` times the success plateau at that ``d``; the same
+    ``seeds`` replicas (same ``seed``) at every probe.
 
-    Criterion (SPEC A7.2, Part E; criterion version 2, written after the seed-0 standard data
-    were seen, so its confirmatory run is on another master seed): each ``m*`` carries a
-    bootstrap 95% interval over replicas (an ``m*`` beyond the probes is open upwards, ``inf``;
-    no size is dropped). The polylog law ``a (ln d)^p`` and the power law ``c d^alpha`` with
-    ``alpha >= 0.25`` are fitted on the smaller half of the ``d``'s and predict the larger half;
-    a prediction counts as inside when its band (the law refitted to bootstrap draws of the
-    smaller half, each ``m*`` moved within its integer cell: ``stats.held_out``) meets the
-    measured interval widened by ``± 1`` (``m`` is an integer knob, so an interval such as
-    ``[19, 19]`` has zero width while the law is continuous). **reproduced**: only the polylog
-    law's predictions lie inside the widened
-    intervals (and the power exponent's lower bound is below 0.5). **not reproduced**: the power
-    exponent ``alpha``, fitted on all ``d``'s, has a bootstrap lower bound ``>= 0.5`` (and the
-    held-out test does not favour polylog). **inconclusive**: otherwise — both or neither law
-    predicts, fewer than 3 ``d``'s, or the two rules disagree; the reason names the smallest
-    ``d`` at which the two laws fitted on all sizes differ by more than the measured relative
-    interval width.
+    The plateau (SPEC Part F: a success target below the success plateau): one step leaves a
+    few replicas failing at every width (about 5–8%; they are different replicas at each ``m``),
+    so the rate saturates near 0.92–0.96 and an absolute 0.9 target sits on the plateau's noise.
+    The search doubles ``m`` from ``m_start`` until a width's rate is at least ``target`` times
+    the rate at twice that width, the latter at least 1/2 (``PLATEAU_FLOOR``); the rate at that
+    doubled width, the search's largest probe, is the plateau; then bisection to a step of 1
+    finds the smallest ``m`` whose rate reaches ``target`` times the plateau. No plateau up to
+    ``m_limit``: ``m*`` not reached (``inf``). The bootstrap resamples the replicas of the
+    probes and of the plateau together (the goal is ``target`` times the resampled plateau).
+
+    Criterion (SPEC A7.2, Parts D–F; criterion version 3, written after the standard runs on
+    master seeds 0, 1 and 3 were seen, before any standard run of this version): each ``m*`` made
+    continuous by interpolating the crossing between the stored probe below it and it, on all
+    replicas and on each bootstrap resample (``xor_thresholds.crossing_draws``; SPEC Part E), at
+    least 4 ``d``'s, every ``m*`` reached.
+
+    * (i) curvature (``growth.curvature``): the local log-log exponent on the larger half of the
+      ``d``'s interval-separated below the smaller half's, or its upper end below 0.25, sides
+      with polylog; its lower end at least 0.25 with no such fall sides with the power law.
+    * (ii) held-out error (``growth.held_out_errors``): ``a (ln d)^p`` and ``c d^alpha``
+      (``alpha >= 0.25``) fitted on the smaller half, mean ``|ln(predicted / measured)|`` on the
+      larger half; the rival's minus the paper's error with its 95% interval above 0 sides with
+      polylog, below 0 with the power law.
+
+    **reproduced**: both rules side with polylog and the power exponent ``alpha`` (all ``d``'s)
+    has a bootstrap lower bound below 0.5. **not reproduced** (SPEC Part D): that lower bound is
+    ``>= 0.5`` and the rules do not both side with polylog. **inconclusive**: otherwise (fewer
+    than 4 ``d``'s, an ``m*`` not reached, a rule undecided or the two disagreeing); the reason
+    names the smallest ``d`` at which the two laws fitted on all sizes differ by more than the
+    measured relative interval width.
 
     The bootstrap lower bound of ``alpha`` is conservative: a resampled ``m*`` counts as its
     smallest value consistent with the probes (one above the largest failing probe below it) at a
     ``d`` above the mean ``ln d``, and as itself below it (both can only lower the slope); one
     beyond every probe below the mean ``ln d`` makes that draw's slope ``-inf``.
 
-    Error rates (``hypotheses``): the paper's side is ``m* = a (ln d)^p`` fitted to the measured
-    ``m*``, the rival ``c d^alpha`` (``alpha >= 0.25``) fitted to the same; per ``d``, latent
-    per-replica thresholds (log-normal with the run's log-spread, ``target`` quantile on the
-    law) go through ``search_width``, so the simulated probes sit on the real grid.
+    Error rates (``hypotheses``): the paper's side ``m* = a (ln d)^p``, the rival ``c d^alpha``
+    (``alpha >= 0.25``), each simulated run with the law refitted to one bootstrap draw of the
+    measured ``m*``; per ``d``, latent per-replica thresholds (log-normal with the run's
+    log-spread, ``target`` quantile on the law) and, at every probe afresh, failures at the
+    plateau's rate (the run's pooled plateau, redrawn binomially per simulated run) go through
+    ``search_width``, so the simulated probes sit on the real grid.
 
-    The standard preset starts at ``d = 2^8``: at small ``d`` about one replica in five collapses
-    under the anti-symmetric init (SPEC A6), so a 0.9 target may be unreachable at ``d = 2^6``.
+    The standard preset starts at ``d = 2^8``: at small ``d`` about one replica in five
+    collapses under the anti-symmetric init (SPEC A6).
     """
 
     d_values: list[InputLength] = Field(
         default=[2**8, 2**10, 2**12, 2**14], min_length=1, description="Input lengths d."
     )
     seeds: int = Field(default=32, ge=1, description="Replicas, the same at every probe.")
-    target: float = Field(default=0.9, gt=0, le=1, description="Success rate m* must reach.")
+    target: float = Field(
+        default=0.9,
+        gt=0,
+        le=1,
+        description="m* is the smallest m whose success rate reaches target x the plateau.",
+    )
     m_start: int = Field(default=2, ge=1, description="First width the doubling probes.")
     m_limit: int = Field(default=256, ge=1, description="Largest width probed.")
     device: Device = Field(default="cpu", description="cpu, cuda, or auto (cuda if present).")
 
 
 CRITERION = (
-    "m*(d) with a bootstrap 95% interval per d; the polylog law a(ln d)^p and the power law "
-    f"c d^alpha (alpha >= {RIVAL_MIN_ALPHA}) fitted on the smaller half of the d's predict the "
-    "larger half: reproduced when only the polylog prediction lies inside the measured intervals "
-    "widened by ±1 (m is an integer knob), each prediction with its refit band; "
-    f"not reproduced when alpha (all d's) has a bootstrap lower bound >= {CONTRADICTING_ALPHA}; "
-    "inconclusive otherwise (or when the two rules disagree)"
+    "m*(d): the smallest m whose certified success rate reaches 0.9 x the success plateau at "
+    "that d (the rate at the search's largest probe, a doubling past the first width within 0.9 "
+    "of it), bootstrap 95% intervals over replicas with the plateau resampled alike; m* made "
+    "continuous by interpolating the crossing, at least 4 d's. (i) curvature: the local log-log "
+    "exponent on the larger half of the d's interval-separated below the smaller half's, or its "
+    f"upper end below {RIVAL_MIN_ALPHA}, sides with polylog; its lower end >= "
+    f"{RIVAL_MIN_ALPHA} with no such fall sides with the power law; (ii) held-out: a(ln d)^p "
+    f"and c d^alpha (alpha >= {RIVAL_MIN_ALPHA}) fitted on the smaller half, mean "
+    "|ln(predicted/measured)| on the larger half: the rival's minus the paper's error with its "
+    "95% interval above 0 sides with polylog, below 0 with the power law. Reproduced when both "
+    "rules side with polylog and alpha (all d's) has a bootstrap lower bound < "
+    f"{CONTRADICTING_ALPHA}; not reproduced when that lower bound >= {CONTRADICTING_ALPHA} and "
+    "the rules do not both side with polylog; inconclusive otherwise (criterion version 3)"
 )
 
 
@@ -98,14 +126,41 @@ def split(config: Config) -> list[Config]:
 def search_width(
     evaluate: Callable[[int], Outcomes], target: float, start: int, limit: int
 ) -> tuple[int | None, list[Probe]]:
-    """``search.smallest_passing``, plus a guard probe at twice the largest probe (at most
-    ``limit``): the next size the search would try on a bootstrap resample that fails there, so
-    the interval's upper end stays finite where the data allow (``m*`` itself is unchanged)."""
-    m_star, probes = smallest_passing(evaluate, target, start, limit)
-    guard = min(2 * probes[-1].size, limit)
-    if m_star is not None and guard > probes[-1].size:
-        probes.append(Probe(guard, tuple(bool(o) for o in np.asarray(evaluate(guard)))))
-    return m_star, probes
+    """``m*`` relative to the success plateau (``Config``) and every probe, sorted by size.
+
+    Doubling from ``start`` (at most ``limit``) stops at the first ``m`` whose rate is at least
+    ``target`` times the rate at ``2m``, that rate at least ``PLATEAU_FLOOR``: ``2m`` is the
+    plateau probe, the largest probe of the search. Then ``search.smallest_passing`` with the goal
+    ``target`` times the plateau re-walks the doubling (stored probes are not recomputed) and
+    bisects, so every stored probe below ``m*`` fails the goal and ``stats.threshold_draws``
+    (``reference`` = the plateau probe) finds ``m*`` again. The plateau probe also closes the
+    bootstrap interval: a resample that fails at ``m`` passes there. ``(None, probes)`` when no
+    plateau appears up to ``limit``."""
+    probes: dict[int, Probe] = {}
+
+    def outcomes(m: int) -> tuple[bool, ...]:
+        if m not in probes:
+            probes[m] = Probe(m, tuple(bool(o) for o in np.asarray(evaluate(m))))
+        return probes[m].outcomes
+
+    def rate(m: int) -> float:
+        outcomes(m)
+        return probes[m].rate
+
+    def ordered() -> list[Probe]:
+        return sorted(probes.values(), key=lambda p: p.size)
+
+    m = start
+    while True:
+        doubled = min(2 * m, limit)
+        if doubled == m:
+            return None, ordered()
+        if rate(doubled) >= PLATEAU_FLOOR and rate(m) >= target * rate(doubled):
+            break
+        m = doubled
+    goal = target * rate(doubled) - 1e-12  # the tolerance of stats.threshold_draws
+    m_star, _ = smallest_passing(outcomes, goal, start, limit)
+    return m_star, ordered()
 
 
 def run(config: Config) -> list[Record]:
@@ -125,7 +180,8 @@ def run(config: Config) -> list[Record]:
 
 
 def search_record(evaluate: Callable[[int], Outcomes], d: int, config: Config) -> Record:
-    """The record of ``d``'s search (``search_width``) over the replicas ``evaluate`` judges."""
+    """The record of ``d``'s search (``search_width``) over the replicas ``evaluate`` judges;
+    ``plateau`` is the rate at the largest probe (the plateau probe of a search that found one)."""
     m_star, probes = search_width(evaluate, config.target, config.m_start, config.m_limit)
     return {
         "d": d,
@@ -133,6 +189,7 @@ def search_record(evaluate: Callable[[int], Outcomes], d: int, config: Config) -
         "params": None if m_star is None else 2 * m_star,
         "target": config.target,
         "seeds": config.seeds,
+        "plateau": {"size": probes[-1].size, "rate": probes[-1].rate},
         "probes": [p.as_record() for p in probes],
     }
 
@@ -175,23 +232,37 @@ def separating_d(
 
 
 def analyse(records: list[Record], config: Config) -> dict[str, Any]:
-    """Every number of the verdict and the figure: ``m*`` per ``d`` with its bootstrap interval,
-    both exponents with intervals, the held-out comparison and the separating ``d``."""
+    """Every number of the verdict and the figure: per ``d`` the plateau (successes, trials at
+    the largest probe) and ``m*`` with its bootstrap interval, both exponents with intervals,
+    the growth rules on the interpolated crossings (``xor_thresholds.growth_test``) and the
+    separating ``d``."""
+    from . import xor_thresholds as xt
+
     rows = sorted(records, key=lambda r: r["d"])
     ds = np.array([float(r["d"]) for r in rows])
-    m, lows, highs, draws, probed = [], [], [], [], []
+    m, lows, highs, draws, probed, plateaus, crossings = [], [], [], [], [], [], []
     for r in rows:
         sizes, outcomes = probe_matrix(r["probes"])
-        # each d is its own replica set: its own bootstrap stream, draws paired row-wise
-        point, boot = stats.threshold_draws(sizes, outcomes, config.target, seed=r["d"])
+        reference = outcomes[:, int(np.argmax(sizes))]
+        plateaus.append((max(sizes), int(reference.sum()), len(reference)))
+        unreached = np.full(stats.resample_count(), math.inf)
+        point, boot, crossing = math.inf, unreached, (math.inf, unreached)
+        if r["m_star"] is not None:  # else no plateau up to m_limit: not reached in any resample
+            # each d is its own replica set: its own bootstrap stream
+            point, boot = stats.threshold_draws(
+                sizes, outcomes, config.target, reference=reference, seed=r["d"]
+            )
+            crossing = xt.crossing_draws(sizes, outcomes, config.target, reference, seed=r["d"])
         low, high = stats.interval(boot)
         m.append(point)
         lows.append(low)
         highs.append(math.inf if math.isinf(point) else high)
         draws.append(boot)
         probed.append(sizes)
+        crossings.append(crossing)
     matrix = np.column_stack(draws)
     out: dict[str, Any] = {"d": ds.tolist(), "m": m, "low": lows, "high": highs}
+    out.update(draws=matrix, plateaus=plateaus, crossing=np.array([c[0] for c in crossings]))
     out["alpha"] = out["p"] = (math.nan, math.nan, math.nan)
     if len(ds) >= 2:
         for name, law in (("alpha", POWER), ("p", POLYLOG)):
@@ -199,203 +270,187 @@ def analyse(records: list[Record], config: Config) -> dict[str, Any]:
             out[name] = (law.fit(ds.tolist(), m)[1], low, high)
         alpha, _, high = out["alpha"]
         out["alpha"] = (alpha, _alpha_floor(ds, matrix, probed), high)
-    out["comparison"] = (
-        stats.compare_laws(
-            POLYLOG, POWER, ds.tolist(), m, lows, highs, RIVAL_MIN_ALPHA, GRID, matrix
-        )
-        if len(ds) >= 3
-        else None
-    )
+    moved = np.column_stack([c[1] for c in crossings])
+    out["growth"] = xt.growth_test(ds.tolist(), out["crossing"], moved, RIVAL_MIN_ALPHA)
     out["separating_d"] = separating_d(ds.tolist(), m, lows, highs)
     return out
 
 
-def _law_curves(ax, a: dict[str, Any], x_of, grid: np.ndarray) -> None:
-    """Both laws fitted on the smaller half, drawn over ``grid``, held-out predictions marked."""
-    for side, style in (("paper", "-"), ("rival", "--")):
-        fit = a["comparison"][side]
-        if None in fit["params"]:
-            continue
-        law = POLYLOG if side == "paper" else POWER
-        label = f"{law.formula} fitted on d <= {int(max(fit['fitted_on']))}"
-        (line,) = ax.plot(x_of(grid), law.predict(fit["params"], grid), style, label=label)
-        ax.plot(
-            x_of(np.array(fit["predicted_at"])),
-            fit["predicted"],
-            "x",
-            ms=9,
-            color=line.get_color(),
-            label=f"{law.name} prediction (held out)",
-        )
-
-
 def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
-    """``m*(d)`` with bootstrap bars, both laws fitted on the smaller half and their held-out
-    predictions: against ``d`` (log-log) and against ``ln d`` (log-log: polylog is a line)."""
+    """``m*(d)`` with bootstrap bars and both laws fitted on the smaller half (the held-out
+    test's): against ``d`` (log-log) and against ``ln d`` (log-log: polylog is a line)."""
+    from .xor_thresholds import fmt_rule
+
     path = out / "polylog_width.png"
     a = analyse(records, config)
     ds, m, low = np.array(a["d"]), np.array(a["m"]), np.array(a["low"])
     found = np.isfinite(m)
-    largest = np.array(
-        [max(p["size"] for p in r["probes"]) for r in sorted(records, key=lambda r: r["d"])]
-    )
+    largest = np.array([size for size, _, _ in a["plateaus"]], dtype=float)
     high = np.where(np.isinf(a["high"]), 2.0 * largest, a["high"])  # open: drawn to 2x
     grid = np.geomspace(ds.min(), ds.max(), 64)
     x_forms: tuple[Callable[[np.ndarray], np.ndarray], ...] = (np.asarray, np.log)
+    g = a["growth"]
     with plotting.figure(path, ncols=2) as (_, axes):
         for ax, x_of, xlabel in zip(axes, x_forms, ("d", "ln d"), strict=True):
-            ax.errorbar(
-                x_of(ds[found]),
-                m[found],
-                yerr=plotting.bar_lengths(m[found], low[found], high[found]),
-                fmt="o",
-                color="k",
-                capsize=3,
-                label="measured m*, bootstrap 95% (open: to 2x the largest probe)",
-            )
+            bars = plotting.bar_lengths(m[found], low[found], high[found])
+            label = "measured m*, bootstrap 95%"
+            ax.errorbar(x_of(ds[found]), m[found], yerr=bars, fmt="o", color="k", label=label)
             if (~found).any():
-                ax.plot(
-                    x_of(ds[~found]), largest[~found], "^", color="k", label="m* > largest probe"
-                )
-            if a["comparison"] is not None:
-                _law_curves(ax, a, x_of, grid)
+                ax.plot(x_of(ds[~found]), largest[~found], "^", color="k", label="no plateau")
+            for side, law, style in (("paper", POLYLOG, "-"), ("rival", POWER, "--")):
+                if "fits" in g:
+                    fitted_on = f"d <= {int(max(g['held_out']['fitted_on']))}"
+                    label = f"{law.formula} fitted on {fitted_on}"
+                    ax.plot(x_of(grid), law.predict(g["fits"][side], grid), style, label=label)
             ax.set_xscale("log", base=2)
             ax.set_yscale("log", base=2)
             ax.set_xlabel(xlabel)
-            ax.set_ylabel(f"m* (success >= {config.target:g})")
+            ax.set_ylabel(f"m* (success >= {config.target:g} x plateau)")
         axes[1].set_xticks(np.log(ds), [f"{v:.1f}" for v in np.log(ds)], minor=False)
         axes[1].minorticks_off()
         axes[0].legend(fontsize=7)
         axes[0].set_title(f"m* = c d^alpha: alpha = {stats.fmt_interval(*a['alpha'])}", fontsize=9)
-        axes[1].set_title(f"m* = a (ln d)^p: p = {stats.fmt_interval(*a['p'])}", fontsize=9)
+        title = f"m* = a (ln d)^p: p = {stats.fmt_interval(*a['p'])}"
+        if "curvature" in g:
+            c = g["curvature"]
+            title += f"\nlocal exponent {fmt_rule(c['smaller'])} -> {fmt_rule(c['larger'])}"
+        axes[1].set_title(title, fontsize=9)
     return [path]
 
 
 def _reason(a: dict[str, Any], verdict: str) -> str:
     """One sentence: why this verdict, and for ``inconclusive`` which sizes would decide."""
-    cmp, alpha_low = a["comparison"], a["alpha"][1]
+    from .xor_thresholds import growth_reason
+
+    g, alpha_low = a["growth"], a["alpha"][1]
+    if verdict == stats.NOT_REPRODUCED:
+        return f"m* grows like a power of d: alpha's lower bound {alpha_low:.3g} >= 0.5"
+    said = growth_reason(g, len(a["d"]), RIVAL_MIN_ALPHA)
+    if verdict == stats.REPRODUCED:
+        return said
     unreached = [int(d) for d, v in zip(a["d"], a["m"], strict=True) if math.isinf(v)]
+    if unreached:
+        said = f"no success plateau (so no m*) up to m_limit at d = {unreached}"
+    elif g["decided"] == "paper":
+        said += f", but alpha's lower bound {alpha_low:.3g} >= 0.5"
     where = a["separating_d"]
-    beyond = (
+    return said + (
         f"; the two laws fitted on all sizes first differ by more than the measured interval "
         f"width at d = 2^{int(math.log2(where))}"
         if where
-        else ""
+        else "; no d up to 2^64 separates the fitted laws by that width"
     )
-    if verdict == stats.REPRODUCED:
-        return (
-            "the polylog law fitted on the smaller d's predicts m* at the larger d's within their "
-            f"intervals (± 1) and the power law with alpha >= {RIVAL_MIN_ALPHA} does not"
-        )
-    if verdict == stats.NOT_REPRODUCED:
-        return f"m* grows like a power of d: alpha's lower bound {alpha_low:.3g} >= 0.5"
-    if cmp is None:
-        return f"the held-out test needs at least 3 values of d, got {len(a['d'])}{beyond}"
-    if unreached:
-        return (
-            f"m* was not reached at d = {unreached} within the probes (raise m_limit or the "
-            f"seeds there){beyond}"
-        )
-    if cmp["decided"] == "paper":
-        return (
-            f"the held-out test favours polylog but alpha's lower bound {alpha_low:.3g} >= 0.5: "
-            f"the two rules disagree{beyond}"
-        )
-    said = {
-        "both": "both laws predict the held-out d's within their intervals",
-        "neither": "neither law predicts the held-out d's within their intervals",
-        "rival": f"only the power law predicts the held-out d's but alpha's lower bound "
-        f"{alpha_low:.3g} < 0.5",
-    }[cmp["decided"]]
-    return said + (beyond or "; no d up to 2^64 separates the fitted laws by that width")
 
 
 def verdict(records: list[Record], config: Config) -> dict:
+    from .xor_thresholds import growth_text
+
     a = analyse(records, config)
-    cmp = a["comparison"]
-    favours_paper = cmp is not None and cmp["decided"] == "paper"
+    decided = a["growth"]["decided"]
     contradicts = a["alpha"][1] >= CONTRADICTING_ALPHA
-    if favours_paper and not contradicts:
+    if decided == "paper" and not contradicts:
         outcome = stats.REPRODUCED
-    elif contradicts and not favours_paper:
+    elif contradicts and decided != "paper":
         outcome = stats.NOT_REPRODUCED
     else:
         outcome = stats.INCONCLUSIVE
-    ms = list(zip(a["d"], a["m"], a["low"], a["high"], strict=True))
-    estimates = [stats.estimate(f"m*(d={int(d)})", v, lo, hi) for d, v, lo, hi in ms]
-    exponents = [
+    ms = list(zip(a["d"], a["m"], a["low"], a["high"], a["plateaus"], strict=True))
+    estimates = [stats.estimate(f"m*(d={int(d)})", v, lo, hi) for d, v, lo, hi, _ in ms]
+    estimates += [
+        stats.rate_estimate(f"success plateau (d={int(d)}, m={size})", k, n)
+        for d, *_, (size, k, n) in ms
+    ]
+    estimates += [
         stats.estimate("power exponent alpha (m* = c d^alpha)", *a["alpha"]),
         stats.estimate("polylog exponent p (m* = a (ln d)^p)", *a["p"]),
     ]
+    g = a["growth"]
+    if "curvature" in g:
+        estimates += [g["curvature"]["larger"], g["curvature"]["change"]]
+        estimates.append(g["held_out"]["difference"])
     measured = "; ".join(
-        [f"m*(d={int(d)}) = {stats.fmt_interval(v, lo, hi)}" for d, v, lo, hi in ms]
+        [
+            f"m*(d={int(d)}) = {stats.fmt_interval(v, lo, hi)} (crossing {c:.3g}; success "
+            f"plateau {k}/{n} at m={size})"
+            for (d, v, lo, hi, (size, k, n)), c in zip(ms, a["crossing"], strict=True)
+        ]
         + [f"alpha = {stats.fmt_interval(*a['alpha'])}", f"p = {stats.fmt_interval(*a['p'])}"]
+        + ([growth_text(g)] if "curvature" in g else [])
     )
-    if cmp is not None:
-        held = ", ".join(f"{int(d)}" for d in cmp["paper"]["predicted_at"])
-        measured += (
-            f"; held-out test (fit d <= {int(max(cmp['paper']['fitted_on']))}, predict d = {held}):"
-            f" polylog {_predictions(cmp['paper'])}, power (alpha >= {RIVAL_MIN_ALPHA}) "
-            f"{_predictions(cmp['rival'])} -> {cmp['decided']}"
-        )
     return stats.claim(
         outcome,
         _reason(a, outcome),
         measured,
-        CRITERION + f" (target {config.target:g}, {config.seeds} seeds per probe)",
-        estimates + exponents,
-        decided=None if cmp is None else cmp["decided"],
+        CRITERION + f" (target {config.target:g} x plateau, {config.seeds} seeds per probe)",
+        estimates,
+        decided=decided,
         separating_d=a["separating_d"],
     )
 
 
-def _predictions(fit: dict[str, Any]) -> str:
-    shown = ", ".join("n/a" if p is None else f"{p:.3g}" for p in fit["predicted"])
-    return f"[{shown}] ({'inside' if fit['inside'] else 'outside'} the intervals ± 1)"
+# --- error rates (SPEC Parts E, F) -------------------------------------------------------------
 
 
 def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
     """The polylog law ``m* = a (ln d)^p`` and the rival ``c d^alpha`` (``alpha >= 0.25``),
-    both fitted to the run's finite ``m*``, each simulating a run at ``config``'s sizes, seeds,
-    target and search range (SPEC Part E): per ``d``, latent per-replica thresholds
-    (``calibration.replica_thresholds``, log-normal with the run's log-spread, the ``target``
-    quantile on the law) go through ``search_width``, guard probe included."""
-    rows = sorted(records, key=lambda r: r["d"])
-    ds = [float(r["d"]) for r in rows]
-    m = [math.inf if r["m_star"] is None else float(r["m_star"]) for r in rows]
-    paper = calibration.fit_or_flat(POLYLOG, ds, m)
-    rival = calibration.fit_or_flat(POWER, ds, m, RIVAL_MIN_ALPHA)
-    spread = calibration.log_spread([probe_matrix(r["probes"]) for r in rows])
+    each simulating runs at ``config``'s sizes, seeds, target and search range (SPEC Parts E, F):
+    each run refits its law to one bootstrap draw of the measured ``m*``
+    (``xor_thresholds.law_draws``) and redraws the plateau binomially around the run's pooled
+    plateau (``xor_thresholds.plateau_of``); per ``d``, latent per-replica thresholds
+    (log-normal with the run's log-spread, the ``target`` quantile on the law) and failures at
+    the plateau's rate, fresh at every probe, go through ``search_width``."""
+    from . import xor_thresholds as xt
 
-    def simulate(law: stats.Law, params: tuple[float, ...]) -> calibration.Simulate:
+    a = analyse(records, config)
+    ds, m, draws = a["d"], a["m"], a["draws"]
+    paper = xt.law_draws(POLYLOG, ds, m, draws, None)
+    rival = xt.law_draws(POWER, ds, m, draws, RIVAL_MIN_ALPHA)
+    successes, trials = xt.plateau_of(records)
+    spread = calibration.log_spread([probe_matrix(r["probes"]) for r in records])
+
+    def simulate(law: stats.Law, fits: list[tuple[float, ...]]) -> calibration.Simulate:
         def draw(cfg: Config, rng: np.random.Generator) -> list[Record]:
+            params = fits[int(rng.integers(len(fits)))]
+            plateau = rng.binomial(trials, successes / trials) / trials
+            values = [calibration.fitted_value(law, params, d) for d in cfg.d_values]
             return [
-                simulated_search(cfg, d, calibration.fitted_value(law, params, d), spread, rng)
-                for d in cfg.d_values
+                simulated_search(cfg, d, v, spread, plateau, rng)
+                for d, v in zip(cfg.d_values, values, strict=True)
             ]
 
         return draw
 
+    p0 = calibration.fit_or_flat(POLYLOG, ds, m)
+    r0 = calibration.fit_or_flat(POWER, ds, m, RIVAL_MIN_ALPHA)
     return calibration.Hypotheses(
         paper=simulate(POLYLOG, paper),
         rival=simulate(POWER, rival),
-        paper_law=f"m* = {math.exp(paper[0]):.3g} (ln d)^{paper[1]:.3g} (fitted to the measured "
-        "m*)",
-        rival_law=f"m* = {math.exp(rival[0]):.3g} d^{rival[1]:.3g} (alpha >= {RIVAL_MIN_ALPHA}, "
-        "fitted to the same)",
+        paper_law=f"m* = {math.exp(p0[0]):.3g} (ln d)^{p0[1]:.3g} (fitted to the measured m*; "
+        "each simulated run refits it to a bootstrap draw)",
+        rival_law=f"m* = {math.exp(r0[0]):.3g} d^{r0[1]:.3g} (alpha >= {RIVAL_MIN_ALPHA}, "
+        "fitted to the same, redrawn alike)",
         noise=f"per-replica latent thresholds, log-normal: log-spread {spread:.3g}, read from the "
-        "run's probes",
+        f"run's probes; success plateau {successes}/{trials} = {successes / trials:.3g} (pooled "
+        "over the d's, redrawn binomially per run), failures fresh at every probe",
     )
 
 
 def simulated_search(
-    config: Config, d: int, value: float, spread: float, rng: np.random.Generator
+    config: Config,
+    d: int,
+    value: float,
+    spread: float,
+    plateau: float,
+    rng: np.random.Generator,
 ) -> Record:
     """The record ``run`` stores for ``d`` when the replicas' latent thresholds are log-normal
-    with log-spread ``spread`` and ``target`` quantile ``value``: the real ``search_width`` on
-    them (replica ``r`` passes every probe ``m >= t_r``)."""
+    with log-spread ``spread`` and ``target`` quantile ``value``, and each probe fails a replica
+    afresh with probability ``1 - plateau`` (``xor_thresholds.plateau_failures``): the real
+    ``search_width`` on them."""
+    from .xor_thresholds import plateau_failures
+
     latent = calibration.replica_thresholds(value, spread, config.seeds, config.target, rng)
-    return search_record(lambda m: latent <= m, d, config)
+    return search_record(plateau_failures(latent, plateau, rng), d, config)
 
 
 # --- cost (``attnsep reproduce --plan``): the work of one job ---------------------------------
@@ -412,16 +467,17 @@ EXPERIMENT = register(
         name="polylog-width",
         claim="A7.2",
         title="Polylogarithmic trainable parameters",
-        paper="The embedding width, hence the number of trainable parameters (2m), needs to grow "
-        "only like polylog(d) for one-step learning, against Omega(d) for FFNNs.",
+        paper="The model achieves this with an embedding dimension m = O(polylog(d)). "
+        "Consequently, the total number of trainable parameters is O(polylog(d)).",
         config_type=Config,
         run=run,
         figure=figure,
         verdict=verdict,
         split=split,
-        version=2,
+        version=3,  # 3: m* relative to the success plateau (search_width)
         hypotheses=hypotheses,
-        criterion_version=2,
+        criterion_version=3,
+        tuned_on=(0, 1, 3),
         # Job-seconds (one thread; a probe costs about 1.5e-6 d m s at 64 seeds): quick ~5 s;
         # standard ~120 s with m* <= 32 at every d, ~250 s with m* <= 64, ~900 s in the worst
         # case (m* near m_limit = 256 at d = 2^18); d = 2^20 would add 360 s to over 3000 s.

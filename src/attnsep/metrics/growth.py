@@ -115,10 +115,12 @@ def held_out_errors(
     larger half (the relative error of its prediction), on the measured values and on each
     bootstrap row of ``draws``; ``difference`` is the rival's error minus the paper's, with its
     95% interval (above 0: the paper's law predicts better). Rows with a value never reached
-    are left out; ``used`` counts the rows kept."""
+    are left out; ``used`` counts the rows kept; a measured value never reached leaves the point
+    estimates out (``None``), its intervals from the draws."""
     order = np.argsort(xs)
     x = np.asarray(xs, dtype=float)[order]
-    rows = np.vstack([np.asarray(values, dtype=float)[order], np.asarray(draws)[:, order]])
+    point = np.asarray(values, dtype=float)[order][None, :]
+    rows = np.asarray(draws, dtype=float)[:, order]
     rows = rows[np.isfinite(rows).all(axis=1) & (rows > 0).all(axis=1)]
     half = max(stats.parameters(paper), stats.parameters(rival), len(x) // 2)
     require(len(x) > half, f"a held-out test needs at least {half + 1} sizes, got {len(x)}")
@@ -126,6 +128,20 @@ def held_out_errors(
     if len(rows) < 2:
         out.update(paper=None, rival=None, difference=None, used=0)
         return out
+    measured = bool(np.isfinite(point).all() and (point > 0).all())
+    draws_of: dict[str, np.ndarray] = {}
+    point_of: dict[str, float] = {}
+    for side, law, floor in (("paper", paper, None), ("rival", rival, rival_min_exponent)):
+        draws_of[side] = _log_errors(law, x, rows, half, floor)
+        point_of[side] = float(_log_errors(law, x, point, half, floor)[0]) if measured else math.nan
+        name = f"{law.name} held-out relative error"
+        out[side] = _summary(name, point_of[side], draws_of[side])
+    diff = draws_of["rival"] - draws_of["paper"]
+    diff = np.where(np.isfinite(diff), diff, math.nan)
+    point_diff = point_of["rival"] - point_of["paper"]
+    out["difference"] = _summary("rival's minus paper's held-out error", point_diff, diff)
+    out["used"] = len(rows)
+    return out
     errors = {}
     for side, law, floor in (("paper", paper, None), ("rival", rival, rival_min_exponent)):
         predicted = law.refit_predict(x[:half], rows[:, :half], x[half:], floor)
@@ -139,3 +155,14 @@ def held_out_errors(
     out["difference"] = _summary("rival's minus paper's held-out error", diff[0], diff[1:])
     out["used"] = len(rows) - 1
     return out
+
+
+def _log_errors(
+    law: stats.GrowthLaw, x: np.ndarray, rows: np.ndarray, half: int, floor: float | None
+) -> np.ndarray:
+    """Per row: ``law`` fitted on the first ``half`` sizes, its mean absolute log error on the
+    rest (``inf`` where a prediction is not finite and positive)."""
+    predicted = law.refit_predict(x[:half], rows[:, :half], x[half:], floor)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        errors = np.mean(np.abs(np.log(predicted / rows[:, half:])), axis=1)
+    return np.where(np.isfinite(errors), errors, math.inf)

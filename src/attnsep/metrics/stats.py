@@ -28,9 +28,11 @@ FINDING = "finding"
 (SPEC Part E, A7.3b)."""
 CONFIRMED = "confirmed"
 CHECK_FAILED = "check failed"
-"""The two outcomes of a *check*: a theorem confirmed numerically (SPEC Part F). A failed check
-means a bug in attnsep, not a verdict on the papers."""
-CHECK_OUTCOMES = (CONFIRMED, CHECK_FAILED)
+NOT_CHECKED = "not checked"
+"""The outcomes of a *check*: a theorem confirmed numerically (SPEC Part F). A failed check
+means a bug in attnsep, not a verdict on the papers; ``not checked``: the sizes run are too few
+or too noisy to tell (the reason says what would)."""
+CHECK_OUTCOMES = (CONFIRMED, CHECK_FAILED, NOT_CHECKED)
 KINDS = {"claim": OUTCOMES, "check": CHECK_OUTCOMES, "finding": (FINDING,)}
 """Each entry's kind (SPEC Part F) and the verdicts it may carry: only a ``claim`` is
 reproduced, not reproduced or inconclusive."""

@@ -20,6 +20,7 @@ BADGES = {
     "finding": "none",
     "confirmed": "ok",
     "check failed": "bad",
+    "not checked": "open",
 }
 """The verdict's colour: green (reproduced, a check confirmed), red (not reproduced, a check
 failed), amber (inconclusive), grey (incomplete, a finding)."""

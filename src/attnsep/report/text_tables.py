@@ -87,6 +87,7 @@ VERDICT_COLORS = {
     "finding": "blue",
     "confirmed": "cyan",
     "check failed": "bold red",
+    "not checked": "yellow",
 }
 """Each verdict's colour in the terminal (``report.html.BADGES`` in the report)."""
 
