@@ -81,18 +81,6 @@ def cell_series(records: list[Record], offset: int = 0) -> tuple[list[float], np
     return [float(r["T"]) for r in rows], np.array(values), np.column_stack(columns)
 
 
-def side(difference: dict[str, Any] | None) -> str:
-    """The held-out rule's side: ``paper`` when the rival's minus the paper's error is above 0
-    (its lower end), ``rival`` when below (its upper end), else ``neither``."""
-    if difference is None:
-        return "neither"
-    if difference["low"] is not None and difference["low"] > 0:
-        return "paper"
-    if difference["high"] is not None and difference["high"] < 0:
-        return "rival"
-    return "neither"
-
-
 def growth_test(
     Ts: list[float], values: np.ndarray, draws: np.ndarray, rival_min: float | None
 ) -> dict[str, Any]:
@@ -105,7 +93,7 @@ def growth_test(
         return {"decided": UNREACHED}
     curv = growth.curvature(Ts, values, draws, 0.0 if rival_min is None else rival_min)
     held = growth.held_out_errors(AFFINE_POLYLOG, POWER, Ts, values, draws, rival_min)
-    held_side = side(held["difference"])
+    held_side = growth.held_out_side(held["difference"])
     decided = curv["decided"] if curv["decided"] == held_side else "neither"
     return {"curvature": curv, "held_out": held, "held_out_side": held_side, "decided": decided}
 

@@ -329,18 +329,6 @@ def crossing_draws(
     return float(value[0]), value[1:]
 
 
-def held_out_side(difference: dict[str, Any] | None) -> str:
-    """The held-out rule's side: ``paper`` when the rival's minus the paper's error has its
-    lower end above 0, ``rival`` when its upper end is below 0, else ``neither``."""
-    if difference is None:
-        return "neither"
-    if difference["low"] is not None and difference["low"] > 0:
-        return "paper"
-    if difference["high"] is not None and difference["high"] < 0:
-        return "rival"
-    return "neither"
-
-
 def growth_test(
     ds: list[float], values: np.ndarray, draws: np.ndarray, rival_min: float
 ) -> dict[str, Any]:
@@ -356,7 +344,7 @@ def growth_test(
         return {"decided": UNREACHED}
     curv = growth.curvature(ds, values, draws, rival_min)
     held = growth.held_out_errors(stats.POLYLOG, POWER, ds, values, draws, rival_min)
-    side = held_out_side(held["difference"])
+    side = growth.held_out_side(held["difference"])
     half = len(held["fitted_on"])
     fits = {
         "paper": stats.POLYLOG.fit(ds[:half], values[:half]),

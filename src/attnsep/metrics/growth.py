@@ -166,3 +166,16 @@ def _log_errors(
     with np.errstate(divide="ignore", invalid="ignore"):
         errors = np.mean(np.abs(np.log(predicted / rows[:, half:])), axis=1)
     return np.where(np.isfinite(errors), errors, math.inf)
+
+
+def held_out_side(difference: dict[str, Any] | None) -> str:
+    """The held-out rule's side (SPEC Part F): ``paper`` when the rival's minus the paper's
+    held-out error (``held_out_errors``' ``difference``) has its lower end above 0, ``rival``
+    when its upper end is below 0, else ``neither``."""
+    if difference is None:
+        return "neither"
+    if difference["low"] is not None and difference["low"] > 0:
+        return "paper"
+    if difference["high"] is not None and difference["high"] < 0:
+        return "rival"
+    return "neither"
