@@ -23,8 +23,10 @@ from ..models.query_heads import QueryHeads
 from ..tasks.parity import SparseParity
 from .one_step import prepare_replicas
 from .parity import (
+    WeightsGradient,
     apply_step,
     empirical_weights_gradient,
+    other_heads,
     population_weights_gradient,
     query_gradient,
 )
@@ -107,3 +109,80 @@ class SampleSteps:
             certified.append((bound <= self.config.success_tol).cpu().numpy())
             test.append((error <= 1 - self.test_accuracy + 1e-12).numpy())
         return {"certified": np.concatenate(certified), "test": np.concatenate(test)}
+
+
+class SampleDescent:
+    """``steps`` full-batch gradient-descent steps on one fixed set of ``n`` samples per replica
+    (SPEC A7.5b, beyond the papers: the paper's "empirically ``O(d)``" concerns trained models),
+    for ``config``'s replicas at any ``n`` a search asks. The set is samples ``0 .. n-1`` of the
+    streams a one-step run on ``n`` samples draws (nested in ``n``), drawn once and held
+    (``n x d`` numbers per replica, one replica at a time), and every step has size
+    ``config.step_size() / steps`` (*choice*: the one step's ``eta`` spread over the steps, so the
+    total step is the one step's). ``outcomes(None)`` takes the same steps on the population
+    gradient. Exact sampling only (``config.gradient``); outcomes as ``SampleSteps``'s. With
+    ``steps = 1`` each ``n``'s outcomes are ``SampleSteps``'s."""
+
+    def __init__(
+        self, config: OneStepConfig, steps: int, test_samples: int, test_accuracy: float
+    ) -> None:
+        int_at_least("steps", steps, 1)
+        int_at_least("test_samples", test_samples, 1)
+        require(0 < test_accuracy <= 1, f"test_accuracy must be in (0, 1], got {test_accuracy}")
+        require(config.gradient == "exact-samples", "several steps on n samples draw the samples")
+        require(not config.streamed(), "steps on held samples need V held, not streamed")
+        self.config, self.steps = config, steps
+        self.test_samples, self.test_accuracy = test_samples, test_accuracy
+        self.eta = config.step_size() / steps
+
+    def _descend(
+        self, e: int, samples: int | None
+    ) -> tuple[torch.Tensor, torch.Tensor, QueryHeads]:
+        """Replica ``e``'s weights after the steps, its support and model."""
+        task, model, support, theta = prepare_replicas(self.config, e, 1, False)
+        if samples is None:
+            gradient = population_weights_gradient(model, task, support)
+        else:
+            drawn = task.samples(self.config.seed, support.cpu(), samples, e)
+            blocks = [(x.to(theta.device), y.to(theta.device)) for x, y in drawn]
+            gradient = held_weights_gradient(model, blocks, samples)
+        for _ in range(self.steps):
+            theta = apply_step(
+                theta, query_gradient(model, model.scores(theta), gradient)[1], self.eta
+            )
+        return model.weights(theta), support, model
+
+    def outcomes(self, samples: int | None) -> dict[str, np.ndarray]:
+        """``{"certified": E bools, "test": E bools}`` after the steps on ``samples`` samples
+        (``None``: on the population gradient)."""
+        if samples is not None:
+            int_at_least("samples", samples, 1)
+        certified, test = [], []
+        for e in range(self.config.seeds):
+            gamma, support, model = self._descend(e, samples)
+            bound, _ = best_assignment(gamma, support)
+            error = step_sign_error(
+                gamma, support.cpu(), bound, model.sign, self.test_samples, self.config.seed, e
+            )
+            certified.append(bool(bound[0] <= self.config.success_tol))
+            test.append(bool(error[0] <= 1 - self.test_accuracy + 1e-12))
+        return {"certified": np.array(certified), "test": np.array(test)}
+
+
+def held_weights_gradient(model: QueryHeads, blocks: list, n: int) -> WeightsGradient:
+    """``gamma -> (mean (f - y)^2, its gamma-gradient)`` of one replica over its held sample
+    ``blocks`` (``(x, y)`` of ``task.samples``, ``n`` rows in all): ``empirical_weights_gradient``'s
+    arithmetic without drawing the samples again."""
+
+    def loss_of_weights(gamma: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        total = torch.zeros(1, dtype=gamma.dtype, device=gamma.device)
+        grad = torch.zeros_like(gamma)
+        for x, y in blocks:
+            x, y = x[0].to(gamma.device, gamma.dtype), y[0].to(gamma.device, gamma.dtype)
+            proj = x @ gamma[0].T
+            residual = model.sign * proj.prod(dim=1) - y
+            total[0] += residual @ residual
+            coef = (2 * model.sign) * residual[:, None] * other_heads(proj)
+            grad[0] += coef.T @ x
+        return total / n, grad / n
+
+    return loss_of_weights
