@@ -1,5 +1,5 @@
-"""``attention-maps`` runs its grid of step sizes together (``xor_maps_descent.GridDescent``,
-issue 26): the same records as the loop it replaced (one ``Descent`` per step size) to float64
+"""``attention-maps`` runs its grid of step sizes together (``xor_maps_descent.GridDescent``):
+the same records as the loop it replaced (one ``Descent`` per step size) to float64
 rounding (a product with ``V`` of more rows may round differently, and the loss's gradient and
 softmax's backward are written by hand instead of autograd's): step counts, divergence and
 outcomes identical."""

@@ -1,4 +1,4 @@
-"""Population GD of one attention map at every step size of a grid at once (A7.3, issue 26).
+"""Population GD of one attention map at every step size of a grid at once (A7.3).
 
 ``attention-maps`` used to run one ``Descent`` per step size, each step two products per replica
 with ``V`` of only ``H = 2`` rows (scores ``theta V^T`` and back-projection ``g V``): 70% of a

@@ -1,5 +1,6 @@
-"""A7.3's figure: steps to the target against the step size, the loss curve at each map's best
-step size, and specialization and collapse rates with Wilson bars (SPEC A7.3)."""
+"""A7.3's figures, one per size run: steps to the target against the step size, the loss curve
+at each map's best step size, and specialization and collapse rates with Wilson bars (SPEC
+A7.3)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import numpy as np
 from ..metrics import stats
 from . import plotting
 from .base import Record
+from .xor_maps_ceiling import needed_weight
+from .xor_maps_stats import by_size, size_text
 
 if TYPE_CHECKING:
     from .xor_attention_maps import Config
@@ -20,14 +23,25 @@ LOSS_FLOOR = 1e-16
 
 
 def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
+    """``attention_maps.png`` at ``(d, m)``, ``attention_maps_d{d}_m{m}.png`` at each other size."""
+    paths = []
+    for (d, m), group in by_size(records).items():
+        main = (d, m) == (config.d, config.m)
+        name = "attention_maps.png" if main else f"attention_maps_d{d}_m{m}.png"
+        paths.append(draw(group, out / name))
+    return paths
+
+
+def draw(records: list[Record], path: Path) -> Path:
+    """The three panels for the maps of one size."""
     from matplotlib import colormaps
 
-    path = out / "attention_maps.png"
     budget = records[0]["budget"]
     name = "tab10" if len(records) <= 10 else "tab20"
     # tab10 and tab20 are ListedColormaps, whose colours the Colormap stub does not declare
     palette = colormaps[name].colors  # type: ignore[attr-defined]
-    with plotting.figure(path, ncols=3, width=5.0) as (_, (left, middle, right)):
+    with plotting.figure(path, ncols=3, width=5.0) as (fig, (left, middle, right)):
+        fig.suptitle(size_text((records[0]["d"], records[0]["m"])))
         for i, r in enumerate(records):
             curve = r["curve"]
             reached = [p for p in curve if p["median_steps"] is not None]
@@ -68,7 +82,7 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
         middle.set_title(f"at each map's best eta (floored at {LOSS_FLOOR:g})")
         middle.legend(**legend(records))
         rates(right, records)
-    return [path]
+    return path
 
 
 def legend(records: list[Record]) -> dict:
@@ -77,7 +91,8 @@ def legend(records: list[Record]) -> dict:
 
 
 def rates(ax, records: list[Record]) -> None:
-    """Specialization and collapse after the budget, with Wilson bars, per map."""
+    """Specialization and collapse after the budget, with Wilson bars, per map, beside its
+    expressivity ceiling and the weight the target needs (``xor_maps_ceiling``)."""
     for offset, key in ((-0.1, "specialized"), (0.1, "collapsed")):
         xs, ys, bars = [], [], []
         for i, r in enumerate(records):
@@ -97,6 +112,19 @@ def rates(ax, records: list[Record]) -> None:
             capsize=3,
             label=key,
         )
+    ceilings = [(i, r["ceiling"]) for i, r in enumerate(records) if r.get("ceiling")]
+    if ceilings:
+        ax.plot(
+            [i for i, _ in ceilings],
+            [float(np.median(c)) for _, c in ceilings],
+            ls="none",
+            marker="_",
+            markersize=14,
+            color="black",
+            label="expressivity ceiling (median)",
+        )
+        needed = needed_weight(records[0]["d"], records[0]["target"])
+        ax.axhline(needed, color="black", ls=":", lw=0.8, label=f"weight needed ({needed:.2g})")
     many = len(records) > 6
     ax.set_xticks(
         range(len(records)),
@@ -105,6 +133,6 @@ def rates(ax, records: list[Record]) -> None:
         ha="right" if many else "center",
     )
     ax.set_ylim(-0.05, 1.05)
-    ax.set_ylabel("rate after the budget (Wilson 95%)")
-    ax.set_title("specialization and collapse")
-    ax.legend()
+    ax.set_ylabel("rate after the budget (Wilson 95%); ceiling")
+    ax.set_title("specialization, collapse and expressivity ceiling")
+    ax.legend(fontsize="small")

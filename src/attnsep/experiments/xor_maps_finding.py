@@ -1,12 +1,16 @@
-"""A7.3b, beyond the papers: which property of the attention map decides whether GD learns
-sparse XOR (SPEC Part E). From the records of the attention-maps experiment (A7.3), per map its
-expressivity ceiling, steps to the target and specialization with their intervals, and one
-sentence naming the property (or pair of properties) that separates the maps that learn from
-those that fail, with softmax's temperature sweep beside it.
+"""The two findings of the attention-maps experiment (A7.3), from its records (SPEC Parts E-F).
 
-The properties are the ones each map declares where it is registered (``attention.Properties``:
-normalized, shift-invariant, tails) and one measured at the run's ``(d, m)``: whether the map's
-expressivity ceiling reaches the share on one position that the target needs.
+A7.3b, beyond the papers: which property of the attention map decides whether GD learns sparse
+XOR. Per map its expressivity ceiling, steps to the target and specialization with their
+intervals, and one sentence naming the property (or pair of properties) that separates the maps
+that learn from those that fail, with softmax's temperature sweep beside it. The properties are
+the ones each map declares where it is registered (``attention.Properties``: normalized,
+shift-invariant, tails) and one measured at the run's ``(d, m)``: whether the map's expressivity
+ceiling reaches the weight on one position that the target needs.
+
+A7.3c: the papers' maps at the sizes with ``m < d`` (A7.3's sizes before criterion version 3),
+where linear and erf cannot put on one position the weight the target needs: each map's ceiling
+beside its dynamics, a comparison of expressivity rather than learning.
 """
 
 from __future__ import annotations
@@ -16,14 +20,15 @@ import math
 
 from ..metrics import stats
 from .base import Record
-from .xor_maps_stats import DESCRIBED, PAPER_MAPS, TABLE, describe
+from .xor_maps_ceiling import expressivity_bound
+from .xor_maps_stats import DESCRIBED, PAPER_MAPS, TABLE, Size, describe, size_text
 
 PHRASES = {
     "normalized": ("normalized weights", "unnormalized weights"),
     "shift-invariant": ("shift invariance", "no shift invariance"),
     "light tails": ("light tails", "heavy tails"),
     "full support": ("full support", "sparse support"),
-    "ceiling >= needed": ("a ceiling that reaches the needed share", "a ceiling below it"),
+    "ceiling >= needed": ("a ceiling that reaches the needed weight", "a ceiling below it"),
 }
 """Each tested property in words: (had, lacked)."""
 
@@ -34,7 +39,7 @@ FINDING_RULE = (
     "in most replicas), fails when the lower end is infinite (never reached), else is "
     "undecided; among the maps at their own scale (softmax at other temperatures aside), a "
     "property (normalized, shift-invariant, light tails, full support, as each map declares "
-    "them, or a ceiling whose lower end reaches the share the target needs) singles out the "
+    "them, or a ceiling whose lower end reaches the weight the target needs) singles out the "
     "maps that learn when every map that learns has it and every map that fails lacks it, or "
     "the reverse; when no single property does, the pairs of conditions (each property had or "
     "lacked) that every map that learns meets and every map that fails misses are named; when "
@@ -83,9 +88,9 @@ def base_of(name: str) -> str | None:
 
 def traits(name: str, s: dict | None, needed: float) -> dict[str, bool | None]:
     """The properties A7.3b tests for map ``name``: those it declares and whether its ceiling
-    reaches the share the target needs (``None`` when its interval straddles it)."""
+    reaches the weight the target needs (``None`` when its interval straddles it)."""
     out: dict[str, bool | None] = dict(declared(name))
-    if s is not None:
+    if s is not None and "ceiling" in s:
         reaches = s["ceiling"][1] >= needed
         out["ceiling >= needed"] = (
             True if reaches else (False if s["ceiling"][2] < needed else None)
@@ -184,13 +189,16 @@ def temperatures(names: list[str], summaries: dict[str, dict | None]) -> str:
     return "; ".join(parts)
 
 
-def finding(records: list[Record], summaries: dict[str, dict | None], needed: float) -> dict:
-    """A7.3b (SPEC Part E, beyond the papers): the table per map and one sentence naming the
-    property the data single out, then the temperature sweep."""
+def finding(
+    records: list[Record], summaries: dict[str, dict | None], needed: float, where: str
+) -> dict:
+    """A7.3b (SPEC Part E, beyond the papers): the table per map at one size (``where``, in
+    words) and one sentence naming the property the data single out, then the temperature
+    sweep."""
     names = [r["attention"] for r in records]
     extra = [r for r in records if r["attention"] not in PAPER_MAPS]
-    measured = "; ".join(describe(r, summaries[r["attention"]]) for r in extra)
-    measured += f"; the share on one position that the target needs: {needed:.3g}"
+    measured = f"at {where}: " + "; ".join(describe(r, summaries[r["attention"]]) for r in extra)
+    measured += f"; the weight on one position that the target needs: {needed:.3g}"
     estimates = [
         stats.estimate(f"{name}: {DESCRIBED[key]}", *s[key])
         for name in names
@@ -206,10 +214,8 @@ def finding(records: list[Record], summaries: dict[str, dict | None], needed: fl
         s = summaries[name]
         if s is None:
             return f"{name} (diverged)"
-        return (
-            f"{name} (steps {stats.fmt_interval(*s['steps'])}, ceiling "
-            f"{stats.fmt_interval(*s['ceiling'])})"
-        )
+        ceiling = stats.fmt_interval(*s["ceiling"]) if "ceiling" in s else "not measured"
+        return f"{name} (steps {stats.fmt_interval(*s['steps'])}, ceiling {ceiling})"
 
     undecided = [n for n in own if decided[n] is None]
     rest = f"; undecided: {', '.join(map(brief, undecided))}" if undecided else ""
@@ -219,13 +225,15 @@ def finding(records: list[Record], summaries: dict[str, dict | None], needed: fl
     if not groups[True] or not groups[False]:
         side = "reaches" if groups[True] else "fails to reach"
         reason = (
-            f"Every decided map {side} loss <= {target:g}, so no property separates them: "
+            f"At {where} every decided map {side} loss <= {target:g}, so no property separates "
+            "them: "
             f"{', '.join(map(brief, groups[True] + groups[False]))}{rest}."
         )
     else:
         learners, failers = groups[True], groups[False]
         reason = (
-            f"{', '.join(map(brief, learners))} reach{'es' if len(learners) == 1 else ''} loss "
+            f"At {where} {', '.join(map(brief, learners))} "
+            f"reach{'es' if len(learners) == 1 else ''} loss "
             f"<= {target:g} and {', '.join(map(brief, failers))} never "
             f"do{'es' if len(failers) == 1 else ''}: {separation(groups, table)}{rest}."
         )
@@ -239,5 +247,77 @@ def finding(records: list[Record], summaries: dict[str, dict | None], needed: fl
         "decides whether GD learns sparse XOR.",
         section="beyond the papers",
         properties=table,
+    )
+    return judged
+
+
+EXPRESSIVITY_RULE = (
+    "a finding, not a verdict on the papers: the papers' maps at the sizes with m < d, where "
+    "the scores V theta span only an m-dimensional subspace of R^d; per map its expressivity "
+    "ceiling (the largest weight on one position per unit of total weight) beside its median "
+    "steps to the target, specialization and collapse with 95% intervals, and the weight the "
+    "target needs; a map whose ceiling's upper end is below half of it cannot reach the "
+    "target at any step size (expressivity, not learning)"
+)
+
+
+def expressivity_finding(
+    groups: dict[Size, list[Record]],
+    summaries: dict[Size, dict[str, dict | None]],
+    needed: dict[Size, float],
+) -> dict:
+    """A7.3c (SPEC Parts E-F): the papers' maps at the sizes with ``m < d``: which of them
+    cannot reach the target there by expressivity, each ceiling beside its dynamics."""
+    parts: list[str] = []
+    sentences: list[str] = []
+    estimates: list[dict] = []
+    for size, group in groups.items():
+        paper = [r for r in group if r["attention"] in PAPER_MAPS]
+        where = size_text(size)
+        parts.append(
+            f"at {where} (the target needs a weight of {needed[size]:.3g} on one position): "
+            + "; ".join(describe(r, summaries[size][r["attention"]]) for r in paper)
+        )
+        estimates += [
+            e for r in paper if (s := summaries[size][r["attention"]]) for e in s["estimates"]
+        ]
+        capped: list[str] = []
+        able: list[str] = []
+        for r in paper:
+            s = summaries[size][r["attention"]]
+            if s is None or "ceiling" not in s:
+                continue
+            n = s["steps"][0]
+            steps = "never" if math.isinf(n) else f"{n:g} step{'' if n == 1 else 's'}"
+            text = (
+                f"{r['attention']} (ceiling {stats.fmt_interval(*s['ceiling'])}; {steps}, "
+                f"specialization {stats.fmt_interval(*s['specialized'])})"
+            )
+            (capped if expressivity_bound(s, needed[size]) else able).append(text)
+        sentence = f"at {where}, "
+        if capped:
+            sentence += (
+                f"{' and '.join(capped)} cannot put on one position half the "
+                f"{needed[size]:.2g} the target needs: their failure there is one of "
+                "expressivity, not learning"
+            )
+        if able:
+            sentence += f"{'; ' if capped else ''}{' and '.join(able)} can"
+        sentences.append(sentence)
+    reason = "; ".join(sentences)
+    judged = stats.claim(
+        stats.FINDING,
+        reason[:1].upper() + reason[1:] + ". A7.3 is judged at m >= d instead.",
+        "; ".join(parts),
+        EXPRESSIVITY_RULE,
+        estimates,
+    )
+    judged.update(
+        claim="A7.3c",
+        title="Softmax, linear and erf where linear and erf cannot represent the target (m < d)",
+        paper="Beyond the papers: softmax, linear and erf at embedding widths m < d, where linear "
+        "and erf cannot put on one position the weight the target needs; the papers' claim that "
+        "they fail to learn is judged at m >= d (A7.3).",
+        section="beyond the papers",
     )
     return judged
