@@ -442,7 +442,7 @@ EXPERIMENT = register(
         work=work,
         name="select-convergence",
         claim="B5.1",
-        title="Gradient descent reaches the W = αI family's optimum at every PE width",
+        title="Gradient descent reaches the W = αI family's optimum",
         paper="GD with stochastic PE converges to zero population loss with transformer width "
         "Θ(d + q log T).",
         config_type=Config,

@@ -584,8 +584,7 @@ EXPERIMENT = register(
         work=work,
         name="kparity-steps",
         claim="A1.k",
-        title="k-sparse parity: a few GD steps instead of one, and the heads' collapse "
-        "(beyond the papers)",
+        title="k-sparse parity: steps and the heads' collapse (beyond the papers)",
         paper="Not a claim of the papers (SPEC A1 generalization): with k = 3 (and 4) heads, a "
         "few population GD steps reach success where k = 2 needs one, but some replicas collapse "
         "(two heads on one support bit) and never do; how often, and what removes it.",
