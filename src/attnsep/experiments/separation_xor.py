@@ -396,21 +396,25 @@ def fcn_check(a: dict[str, Any]) -> dict[str, Any] | None:
         return None
     value, low, high = a["fcn_alpha"]
     if low >= FCN_MIN_EXPONENT:
-        outcome, reason = stats.CONFIRMED, (
+        outcome = stats.CONFIRMED
+        reason = (
             f"the FCN's parameters grow at least like d^{low:.2f}: its dense first layer "
             "(width·(d+2)+1 >= d+3 parameters at any width)"
         )
     elif high >= FCN_MIN_EXPONENT:
-        outcome, reason = stats.NOT_CHECKED, (
-            f"the FCN's parameter exponent {stats.fmt_interval(_num(value), low, high)} straddles "
-            f"{FCN_MIN_EXPONENT}: the FCN sizes run span too little of d to check it (a wider "
-            "range of fcn_d_values would)"
+        outcome = stats.NOT_CHECKED
+        reason = (
+            f"the FCN's parameter exponent {stats.fmt_interval(_num(value), low, high)} "
+            f"straddles {FCN_MIN_EXPONENT}: the FCN sizes run span too little of d to check "
+            "it (a wider range of fcn_d_values would)"
         )
     else:
-        outcome, reason = stats.CHECK_FAILED, (
-            f"the FCN's parameter exponent's upper bound {high:.2f} is below {FCN_MIN_EXPONENT}, "
-            "which its dense first layer (width·(d+2)+1 >= d+3 parameters) rules out: a failed "
-            "check means a bug in attnsep (the search, the parameter count or the bootstrap)"
+        outcome = stats.CHECK_FAILED
+        reason = (
+            f"the FCN's parameter exponent's upper bound {high:.2f} is below "
+            f"{FCN_MIN_EXPONENT}, which its dense first layer (width·(d+2)+1 >= d+3 "
+            "parameters) rules out: a failed check means a bug in attnsep (the search, the "
+            "parameter count or the bootstrap)"
         )
     entry = stats.claim(
         outcome,

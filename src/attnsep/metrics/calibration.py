@@ -103,6 +103,7 @@ def error_rates(
         for (name, draw), stream in pairs:
             rng = np.random.default_rng(stream)
             outcomes[name] = [decide(draw(rng)) for _ in range(simulations)]
+
     def count(name: str, verdicts: tuple[str, ...]) -> int:
         return sum(outcome in verdicts for outcome in outcomes[name])
 

@@ -45,6 +45,7 @@ def kind_of(verdict: str) -> str:
     ``incomplete``)."""
     return next((kind for kind, allowed in KINDS.items() if verdict in allowed), "claim")
 
+
 LEVEL = 0.95
 RESAMPLES = 1000
 """Bootstrap resamples: the 2.5% quantile of 1000 draws moves by well under its own spread."""
