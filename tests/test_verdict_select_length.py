@@ -13,6 +13,7 @@ import pytest
 
 from attnsep.exact.family import best_family_loss
 from attnsep.experiments import select_length as exp
+from attnsep.experiments import select_length_convergence as in_distribution
 from attnsep.experiments.select_common import family_loss_at
 from attnsep.metrics import calibration, stats
 
@@ -57,7 +58,7 @@ def with_curves(out, steps_needed, noise, rng):
     for r in out:
         if r["pe"] in steps_needed and r["T"] == LENGTHS[0]:
             needed = steps_needed[r["pe"]] * (1 + noise * rng.standard_normal())
-            r["step_losses"] = exp.loss_curve(r["loss"], needed, STEPS).tolist()
+            r["step_losses"] = in_distribution.loss_curve(r["loss"], needed, STEPS).tolist()
     return out
 
 
@@ -150,7 +151,7 @@ def companion(claim):
     (entry,) = claim["companions"]
     assert entry["claim"] == "B5.3b"
     assert entry["section"] == "the papers' claims"
-    assert entry["criterion"] == exp.CRITERION_IN_DISTRIBUTION
+    assert entry["criterion"] == in_distribution.CRITERION
     return entry
 
 
@@ -244,30 +245,34 @@ def test_steps_to_converge_on_a_step_curve():
     """Loss 2 for 100 steps, then 1: the centred running mean (21 steps at 400) stays within
     10% of 1 once at most 2 of its 21 values are 2, from index 108, i.e. step 109."""
     losses = [2.0] * 100 + [1.0] * 300
-    assert exp.final_loss(losses) == 1.0
-    assert exp.steps_to_converge(losses) == 109
+    assert in_distribution.final_loss(losses) == 1.0
+    assert in_distribution.steps_to_converge(losses) == 109
 
 
 def test_steps_to_converge_reads_a_simulated_curve_back():
     """Within half the running mean's window (10 steps at 400) while the decay is over before
     the last tenth; later the last tenth's mean still carries it and the reading is earlier."""
     for needed in (20, 60, 150):
-        curve = exp.loss_curve(0.2, needed, STEPS)
-        assert needed <= exp.steps_to_converge(curve) <= needed + 10, needed
-    assert exp.steps_to_converge(exp.loss_curve(0.2, 300, STEPS)) == pytest.approx(300, rel=0.07)
+        curve = in_distribution.loss_curve(0.2, needed, STEPS)
+        assert needed <= in_distribution.steps_to_converge(curve) <= needed + 10, needed
+    assert in_distribution.steps_to_converge(
+        in_distribution.loss_curve(0.2, 300, STEPS)
+    ) == pytest.approx(300, rel=0.07)
 
 
 def test_steps_to_converge_ignores_step_noise_but_not_a_late_excursion():
     rng = np.random.default_rng(0)
     flat = 1 + 0.05 * rng.standard_normal(STEPS)  # 5% per step: single steps leave the band
-    assert np.abs(flat - exp.final_loss(flat)).max() > 0.1 * exp.final_loss(flat)
-    assert exp.steps_to_converge(flat) == 1  # the running mean (s.d. 1.1%) never does
+    assert np.abs(flat - in_distribution.final_loss(flat)).max() > 0.1 * in_distribution.final_loss(
+        flat
+    )
+    assert in_distribution.steps_to_converge(flat) == 1  # the running mean (s.d. 1.1%) never does
     bump = np.ones(STEPS)
     bump[250:280] = 1.5  # leaves the band after settling: converged only after it
     # the running mean is above 1.1 while >= 5 of its 21 values are 1.5: up to index 285
-    assert exp.steps_to_converge(bump) == 287
+    assert in_distribution.steps_to_converge(bump) == 287
     late = [1.0] * 390 + [0.5] * 10  # still falling at the end: never settled
-    assert exp.steps_to_converge(late) == len(late) + 1
+    assert in_distribution.steps_to_converge(late) == len(late) + 1
 
 
 def test_run_stores_each_runs_per_step_losses_on_its_first_record():
@@ -347,7 +352,7 @@ def test_a_measured_ratio_inside_the_band_moves_the_rival_out(fixed, rival):
     assert f"= {rival:g} (measured" in hyp.rival_law
     many = STANDARD.model_copy(update={"seeds": list(range(100))})
     for draw, ratio in ((hyp.paper, 1.0), (hyp.rival, rival)):
-        found = exp.convergence(draw(many, np.random.default_rng(2)))
+        found = in_distribution.convergence(draw(many, np.random.default_rng(2)))
         assert found["ratio"]["value"] == pytest.approx(ratio, rel=0.05)
 
 
@@ -497,8 +502,8 @@ def test_main_verdict_and_its_simulation_ignore_the_corollary_records():
     assert mixed == alone and mixed["verdict"] == stats.REPRODUCED
     assert exp.summarize(both) == exp.summarize(main)
     assert (
-        exp._losses_at(both, 80, "stochastic").tolist()
-        == exp._losses_at(main, 80, "stochastic").tolist()
+        in_distribution._losses_at(both, 80, "stochastic").tolist()
+        == in_distribution._losses_at(main, 80, "stochastic").tolist()
     )
     profile, clean = exp.measured_profile(both, 20), exp.measured_profile(main, 20)
     assert all(

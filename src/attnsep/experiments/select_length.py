@@ -14,11 +14,9 @@ meet it, since the best ``α`` grows with ``T'`` (``exact/family.py``, ``d = 10`
 1.9, 3.2, 4.5 times above the re-tuned best at ``2T … 16T``). Both are read from the stored
 records.
 
-B5.3b reads the per-step training losses each run stores (``step_losses``, on the run's first
-record): the steps a run needs until its running mean stays within 10% of its own final loss
-(:func:`steps_to_converge`). The paper's sentence is about training-loss convergence; that fixed
-PE ends lower in distribution (it fits the training length) is the paper's own remark, reported
-beside it (fixed / stochastic final loss at ``T``), not judged.
+B5.3b (``select_length_convergence``) reads the per-step training losses each run stores
+(``step_losses``, on the run's first record): the steps a run needs until its running mean stays
+within 10% of its own final loss.
 
 Training: as B5.1 (``select_common.ScaledTraining``): by default the position block by gradient
 descent on the loss exact over the tokens; the evaluation uses the fixed set of ``eval_size``
@@ -34,8 +32,6 @@ and B5.3b's analyses leave them out (:func:`main_records`).
 
 from __future__ import annotations
 
-import math
-from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -45,6 +41,7 @@ from pydantic import Field, model_validator
 from ..configs import FAMILY_SAMPLES
 from ..metrics import calibration, stats
 from . import costs, plotting
+from . import select_length_convergence as in_distribution
 from . import select_length_corollary as corollary
 from .base import Experiment, Positive, Record, register
 from .select_common import (
@@ -58,21 +55,12 @@ from .select_common import (
     seed_mean,
     train_and_evaluate,
 )
-from .select_length_corollary import is_corollary
+from .select_length_convergence import MIN_SEEDS, SPREAD_FLOOR
+from .select_length_corollary import main_records
 
 HALF = 0.5
 """Generalizing means ``<= 0.5 x`` uniform (stochastic, up to ``8T``); failing ``>= 0.5 x``."""
 UP_TO = 8
-MIN_SEEDS = 4
-BAND = (0.5, 2.0)
-"""B5.3b: "no clear effect" means a fixed / stochastic ratio of the steps to converge inside
-this band."""
-CLOSE = 0.1
-"""B5.3b: a run has converged once its running mean stays within 10% of its final loss."""
-SMOOTHING = 20
-"""B5.3b: the running mean is centred, over ``steps // 20`` steps (21 at 400), cut at the ends."""
-SPREAD_FLOOR = 1e-3
-"""Least per-seed relative spread a simulation uses (a measured spread of one seed is 0)."""
 
 
 class Config(ScaledTraining):
@@ -94,7 +82,7 @@ class Config(ScaledTraining):
     (``at_train_alpha``, one independent draw per seed), and over the family's best re-tuned at
     each ``T'``.
 
-    B5.3b (a companion entry): per run, the steps to converge (:func:`steps_to_converge`: the
+    B5.3b (a companion entry, ``select_length_convergence``): per run, the steps to converge (the
     first step from which the running mean of the per-step training losses, centred over
     ``steps // 20`` steps, stays within 10% of the run's final loss, the mean over its last
     tenth of steps); the ratio fixed / stochastic of the seed means with its bootstrap 95%
@@ -142,15 +130,6 @@ CRITERION = (
     f"otherwise (or with fewer than {MIN_SEEDS} seeds per mode); the W = alpha I family at the "
     "trained alpha is reported, not judged (criterion version 3, SPEC Part F)"
 )
-CRITERION_IN_DISTRIBUTION = (
-    "per run, the steps to converge: the first step from which the running mean of the "
-    f"per-step training losses (centred, steps // {SMOOTHING} steps) stays within "
-    f"{CLOSE:.0%} of the run's final loss (mean over its last tenth); fixed / stochastic ratio of "
-    "the seed means with its bootstrap 95% interval over seeds: reproduced when the interval "
-    f"lies inside [{BAND[0]}, {BAND[1]:g}], not reproduced when it lies entirely outside it, "
-    f"inconclusive otherwise (or with fewer than {MIN_SEEDS} seeds per mode); the fixed / "
-    "stochastic final loss at T is reported, not judged (criterion version 3, SPEC Part F)"
-)
 CRITERION_COROLLARY = corollary.CRITERION_COROLLARY
 """B5.3c's criterion (``select_length_corollary``)."""
 
@@ -168,11 +147,6 @@ def split(config: Config) -> list[Config]:
         for w in corollary.widths_to_run(config)
         for s in config.seeds
     ]
-
-
-def main_records(records: list[Record]) -> list[Record]:
-    """B5.3's and B5.3b's records: all but the corollary's."""
-    return [r for r in records if not is_corollary(r)]
 
 
 def _family(config: Config, lengths: list[int], seed: int) -> list[Record]:
@@ -292,175 +266,7 @@ def judge(rows: dict[int, dict], T: int) -> tuple[str, str]:
     return stats.INCONCLUSIVE, "; ".join(gaps) + f" ({need})"
 
 
-# --- B5.3b: in distribution, how fast fixed and stochastic PE's training losses converge ------
-
-
-def running_mean(losses: stats.Floats) -> np.ndarray:
-    """The per-step losses' running mean, centred over ``steps // SMOOTHING`` steps (at least
-    one, made odd) and cut at the ends."""
-    v = np.asarray(losses, dtype=float)
-    n, half = len(v), max(1, len(v) // SMOOTHING) // 2
-    sums = np.concatenate([[0.0], np.cumsum(v)])
-    at = np.arange(n)
-    low, high = np.maximum(at - half, 0), np.minimum(at + half + 1, n)
-    return (sums[high] - sums[low]) / (high - low)
-
-
-def final_loss(losses: stats.Floats) -> float:
-    """A run's final loss: the mean over its last tenth of steps (as ``train_loss``)."""
-    v = np.asarray(losses, dtype=float)
-    return float(v[-max(1, len(v) // 10) :].mean())
-
-
-def steps_until(losses: stats.Floats, low: float, high: float) -> int:
-    """The first step (counted from 1) from which the running mean stays inside ``[low, high]``
-    to the end; ``steps + 1`` when it is outside at the last step."""
-    mean = running_mean(losses)
-    outside = np.flatnonzero((mean < low) | (mean > high))
-    return int(outside[-1]) + 2 if len(outside) else 1
-
-
-def steps_to_converge(losses: stats.Floats) -> int:
-    """B5.3b's measure: the steps until the running mean stays within ``CLOSE`` (10%) of the
-    run's final loss (:func:`final_loss`)."""
-    final = final_loss(losses)
-    return steps_until(losses, (1 - CLOSE) * final, (1 + CLOSE) * final)
-
-
-def curves(records: list[Record]) -> dict[str, list[Any]]:
-    """Per PE mode, each seed's per-step training losses (``step_losses``), in seed order."""
-    out = {}
-    for pe in ("fixed", "stochastic"):
-        mine = [r for r in main_records(records) if r["pe"] == pe and "step_losses" in r]
-        out[pe] = [r["step_losses"] for r in sorted(mine, key=lambda r: r["seed"])]
-    return out
-
-
-def _losses_at(records: list[Record], T: int, pe: str) -> np.ndarray:
-    return np.array([r["loss"] for r in main_records(records) if r["pe"] == pe and r["T"] == T])
-
-
-def _ratio_draws(top: np.ndarray, bottom: np.ndarray, seed: int = 0) -> np.ndarray:
-    """Bootstrap draws of ``mean(top) / mean(bottom)``, each array resampled on its own (as
-    ``stats.bootstrap``, vectorized; the count honours ``stats.resampling``)."""
-    rng = np.random.default_rng(seed)
-    means = [v[stats.resample_rows(len(v), rng)].mean(axis=1) for v in (top, bottom)]
-    return means[0] / means[1]
-
-
-def ratio_estimate(name: str, top: np.ndarray, bottom: np.ndarray) -> dict | None:
-    """``mean(top) / mean(bottom)`` with its bootstrap 95% interval over seeds (each array's
-    seeds resampled on their own); ``None`` with fewer than 2 seeds in either."""
-    if min(len(top), len(bottom)) < 2:
-        return None
-    draws = _ratio_draws(top, bottom)
-    return stats.estimate(name, top.mean() / bottom.mean(), *stats.interval(draws))
-
-
-def in_distribution(records: list[Record], T: int) -> dict | None:
-    """Fixed / stochastic final loss at ``T`` on the evaluation set (reported, not judged)."""
-    fixed, stochastic = (_losses_at(records, T, pe) for pe in ("fixed", "stochastic"))
-    return ratio_estimate(f"fixed / stochastic loss at T' = T = {T}", fixed, stochastic)
-
-
-def convergence(records: list[Record]) -> dict[str, Any]:
-    """B5.3b's numbers: per mode each seed's steps to converge (:func:`steps_to_converge`), their
-    fixed / stochastic ratio (judged) and, reported, the ratio of the steps until the running
-    mean stays below ``1 + CLOSE`` times stochastic's mean final loss, a level both modes reach
-    when fixed PE ends lower."""
-    runs = curves(records)
-    steps = {pe: np.array([steps_to_converge(c) for c in cs], float) for pe, cs in runs.items()}
-    name = "fixed / stochastic steps to converge"
-    found = {
-        "steps": steps,
-        "seeds": min(len(v) for v in steps.values()),
-        "ratio": ratio_estimate(name, steps["fixed"], steps["stochastic"]),
-        "common": None,
-    }
-    if runs["stochastic"]:
-        level = (1 + CLOSE) * float(np.mean([final_loss(c) for c in runs["stochastic"]]))
-        reach = {
-            pe: np.array([steps_until(c, -np.inf, level) for c in cs]) for pe, cs in runs.items()
-        }
-        name = f"fixed / stochastic steps to {1 + CLOSE:g} x stochastic's final loss"
-        found["common"] = ratio_estimate(name, reach["fixed"], reach["stochastic"])
-    return found
-
-
-def judge_in_distribution(ratio: dict | None, seeds: int) -> tuple[str, str]:
-    """B5.3b's outcome and one-sentence reason (criterion in :class:`Config`)."""
-    low, high = BAND
-    if ratio is None or seeds < MIN_SEEDS:
-        return stats.INCONCLUSIVE, (
-            f"needs the training-loss curves of both PE modes with at least {MIN_SEEDS} seeds; "
-            f"got {seeds}"
-        )
-    band, shown = f"[{low}, {high:g}]", f"[{ratio['low']:.3g}, {ratio['high']:.3g}]"
-    if low <= ratio["low"] and ratio["high"] <= high:
-        return stats.REPRODUCED, (
-            f"the fixed / stochastic ratio of the steps the training loss needs to converge lies "
-            f"inside {band} (interval {shown})"
-        )
-    if ratio["high"] < low or ratio["low"] > high:
-        side = "faster" if ratio["high"] < low else "slower"
-        return stats.NOT_REPRODUCED, (
-            f"the fixed / stochastic ratio of the steps the training loss needs to converge lies "
-            f"outside {band} (interval {shown}): fixed PE converges clearly {side}"
-        )
-    return stats.INCONCLUSIVE, (
-        f"the interval {shown} of the fixed / stochastic ratio of the steps to converge "
-        f"straddles an end of {band} (more seeds would decide)"
-    )
-
-
-def setting(config: Config) -> str:
-    """What the two PE modes share in ``run()``: the width, the steps and the rate's scaling."""
-    rows = config.T * max(config.factors)  # the fixed table's positions, as in run()
-    rates = {pe: config.training(config.pe_dim, 0, pe, rows).lr for pe in ("stochastic", "fixed")}
-    return (
-        f"equal width (m_p = {config.pe_dim}), equal steps ({config.steps}) and equal batch; "
-        f"the rate is scaled to the rank each PE spans ({rates['stochastic']:.3g} stochastic, "
-        f"{rates['fixed']:.3g} fixed)"
-    )
-
-
-def in_distribution_verdict(records: list[Record], config: Config) -> dict:
-    """The B5.3b entry without its calibration (``stats.claim``)."""
-    found, level = convergence(records), in_distribution(records, config.T)
-    ratio, seeds = found["ratio"], found["seeds"]
-    outcome, reason = judge_in_distribution(ratio, seeds)
-    estimates, parts = [], []
-    if ratio is not None:
-        estimates.append(ratio)
-        parts.append(f"{stats.fmt_estimate(ratio)} (bootstrap over {seeds} seeds per mode)")
-    for pe, steps in found["steps"].items():
-        if len(steps):
-            summary = seed_mean(list(steps))
-            estimates.append(mean_estimate(f"{pe} PE steps to converge", summary))
-            parts.append(f"{pe} PE converges in {fmt_mean(summary)} of {config.steps} steps")
-    parts.append(
-        f"steps to converge: the first step from which the running mean of the per-step "
-        f"training losses (centred, {max(1, config.steps // SMOOTHING) // 2 * 2 + 1} steps) stays "
-        f"within {CLOSE:.0%} of the run's final loss (its mean over the last tenth of steps)"
-    )
-    reported = [e for e in (found["common"], level) if e is not None]
-    estimates += reported
-    if reported:
-        shown = "; ".join(stats.fmt_estimate(e) for e in reported)
-        parts.append(f"reported, not judged: {shown}")
-    parts.append(f"the two modes at {setting(config)}")
-    return stats.claim(
-        outcome,
-        reason,
-        "; ".join(parts),
-        CRITERION_IN_DISTRIBUTION,
-        estimates,
-        claim="B5.3b",
-        title="Fixed vs stochastic PE: training-loss convergence in distribution",
-        paper="In distribution (training-loss convergence), using fixed instead of stochastic "
-        "positional encoding has no clear effect.",
-        section="the papers' claims",
-    )
+# --- B5.3b (``select_length_convergence``): its error rates -------------------------------
 
 
 def calibrate_in_distribution(
@@ -469,16 +275,28 @@ def calibrate_in_distribution(
     """B5.3b's error rates at ``config`` (``calibration.calibrate`` over ``error_rates``), with
     twice and four times the seeds, then the ``full`` preset, tried when they miss the goals;
     ``None`` without the curves of 2 seeds per mode to simulate from."""
-    if convergence(records)["ratio"] is None:
+    if in_distribution.convergence(records)["ratio"] is None:
         return None
     return calibration.calibrate(
-        in_distribution_verdict,
+        in_distribution.verdict,
         in_distribution_hypotheses(records, config),
         config,
         larger(config),
         simulations,
         seed=config.seed,
     )
+
+
+def in_distribution_hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
+    """B5.3b's two statements (``select_length_convergence.hypotheses``), its runs at ``T``
+    simulated as B5.3's at the measured losses (``_simulate``)."""
+    profile = measured_profile(records, config.T)
+    levels = {k: _at(profile, k, [1]) for k in ("stochastic", "fixed")}
+
+    def at_T(cfg: Config, rng: np.random.Generator) -> list[Record]:
+        return _simulate(cfg.model_copy(update={"factors": [1]}), rng, levels)
+
+    return in_distribution.hypotheses(records, at_T)
 
 
 def larger(config: Config) -> list[tuple[str, Config]]:
@@ -550,7 +368,7 @@ def verdict(records: list[Record], config: Config) -> dict:
     extra: dict[str, Any] = {}
     if not calibration.in_simulation():
         extra["companions"] = [
-            _calibrated(in_distribution_verdict, calibrate_in_distribution, records, config)
+            _calibrated(in_distribution.verdict, calibrate_in_distribution, records, config)
         ]
         if config.corollary_widths:
             extra["companions"].append(
@@ -694,99 +512,6 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
     )
 
 
-CURVE_START = 10.0
-"""A simulated loss curve starts ``1 + 10`` times above its final level (:func:`loss_curve`)."""
-
-
-def loss_curve(final: float, steps_needed: float, steps: int) -> np.ndarray:
-    """A simulated run's per-step losses ``final · (1 + A e^(−t / τ))``, ``A = CURVE_START``,
-    ``τ = steps_needed / ln(A / CLOSE)``: ``CLOSE`` above ``final`` at step ``steps_needed``.
-    :func:`steps_to_converge` reads it back within half its window (10 steps at 400) up to
-    about 0.4 of the run, and up to 6% early at 0.75 of it (the last tenth still decays)."""
-    tau = steps_needed / np.log(CURVE_START / CLOSE)
-    return final * (1 + CURVE_START * np.exp(-np.arange(steps) / tau))
-
-
-@cache
-def _readings(steps: int) -> np.ndarray:
-    """:func:`steps_to_converge` of ``loss_curve(1, n, steps)`` for ``n = 1 … steps``."""
-    read = [steps_to_converge(loss_curve(1.0, n, steps)) for n in range(1, steps + 1)]
-    return np.maximum.accumulate(np.array(read, dtype=float))
-
-
-def curve_read_as(final: float, steps_read: float, steps: int) -> np.ndarray:
-    """A :func:`loss_curve` that :func:`steps_to_converge` reads as ``steps_read`` (its readings
-    inverted by interpolation); no such curve is read later than about 0.8 of the run (325 of
-    400 steps), and a later ``steps_read`` gets the latest."""
-    needed = np.interp(steps_read, _readings(steps), np.arange(1, steps + 1))
-    return loss_curve(final, float(needed), steps)
-
-
-def in_distribution_hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
-    """B5.3b's two statements with the measured per-seed noise (SPEC Part E). Paper: fixed PE
-    converges in the steps stochastic PE needs (ratio 1); rival: a ratio outside ``BAND``, the
-    measured one if it is, else the nearer end moved out by 2x (4 or 0.25). Per seed the steps
-    are log-normal around the mode's mean with the measured s.d. of their log, each run a curve
-    read as that many steps (:func:`curve_read_as`) to the mode's measured mean final loss; the
-    losses at ``T`` (reported) as measured. Only ``T`` is simulated: B5.3b reads no other length."""
-    runs, found = curves(records), convergence(records)
-    steps = found["steps"]
-    finals = {pe: float(np.mean([final_loss(c) for c in runs[pe]])) for pe in runs}
-    spread = {
-        pe: max(SPREAD_FLOOR, float(np.log(v).std(ddof=1)) if len(v) > 1 else 0.0)
-        for pe, v in steps.items()
-    }
-    base = float(steps["stochastic"].mean())
-    measured = float(steps["fixed"].mean()) / base
-    inside = BAND[0] <= measured <= BAND[1]
-    rival = (2 * BAND[1] if measured >= 1 else BAND[0] / 2) if inside else measured
-    profile = measured_profile(records, config.T)
-    levels = {k: _at(profile, k, [1]) for k in ("stochastic", "fixed")}
-
-    def at_ratio(ratio: float) -> calibration.Simulate:
-        mean_steps = {"stochastic": base, "fixed": ratio * base}
-
-        def draw(cfg: Config, rng: np.random.Generator) -> list[Record]:
-            out = _simulate(cfg.model_copy(update={"factors": [1]}), rng, levels)
-            for r in out:
-                pe = r["pe"]
-                needed = mean_steps[pe] * math.exp(spread[pe] * rng.standard_normal())
-                r["step_losses"] = curve_read_as(finals[pe], needed, cfg.steps)
-            return out
-
-        return draw
-
-    return calibration.Hypotheses(
-        paper=at_ratio(1.0),
-        rival=at_ratio(rival),
-        paper_law=f"fixed PE converges in the steps stochastic PE needs (ratio 1; {base:.3g} "
-        "steps as measured)",
-        rival_law=f"fixed / stochastic steps to converge = {rival:.3g} "
-        + ("(as measured)" if not inside else f"(measured {measured:.3g}, inside the band)"),
-        noise="log-normal steps per seed with the measured s.d. of their log: stochastic "
-        f"{spread['stochastic']:.2g}, fixed {spread['fixed']:.2g}; mean final losses "
-        f"{finals['stochastic']:.3g} stochastic, {finals['fixed']:.3g} fixed",
-    )
-
-
-def convergence_panel(ax: Any, records: list[Record]) -> None:
-    """B5.3b: each run's running mean of its per-step training losses, with its steps to
-    converge marked (:func:`steps_to_converge`)."""
-    runs = curves(records)
-    if not any(runs.values()):
-        ax.set_axis_off()
-        return
-    for pe, color in (("stochastic", "C0"), ("fixed", "C1")):
-        for i, losses in enumerate(runs[pe]):
-            ax.plot(running_mean(losses), color=color, lw=0.8, label=f"{pe} PE" if i == 0 else None)
-            ax.axvline(steps_to_converge(losses), color=color, lw=0.5, ls=":")
-    ax.set_yscale("log")
-    ax.set_xlabel(f"training step (dotted: within {CLOSE:.0%} of the run's final loss from there)")
-    ax.set_ylabel("training loss at T, running mean")
-    ax.set_title("B5.3b: training-loss convergence")
-    ax.legend(fontsize=8)
-
-
 def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
     """B5.3's losses against ``T'``, B5.3b's training curves and, with ``corollary_widths``,
     B5.3c's panel."""
@@ -796,7 +521,7 @@ def figure(records: list[Record], config: Config, out: Path) -> list[Path]:
     panels = 3 if config.corollary_widths else 2
     with plotting.figure(path, ncols=panels) as (_, axes):
         ax = axes[0]
-        convergence_panel(axes[1], records)
+        in_distribution.convergence_panel(axes[1], records)
         if panels == 3:
             corollary.panel(axes[2], records, config)
         for kind, label in (

@@ -60,6 +60,11 @@ def is_corollary(record: Record) -> bool:
     return record.get("role") == ROLE
 
 
+def main_records(records: list[Record]) -> list[Record]:
+    """B5.3's and B5.3b's records: all but the corollary's."""
+    return [r for r in records if not is_corollary(r)]
+
+
 def far_length(config: Any) -> int:
     return config.corollary_factor * config.T
 
