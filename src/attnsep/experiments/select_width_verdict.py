@@ -25,6 +25,7 @@ import numpy as np
 
 from ..configs import SELECTION_RIVAL_MIN_ALPHA
 from ..metrics import calibration, growth, stats
+from ..metrics.growth import MIN_SIZES, UNREACHED
 from ..metrics.stats import AFFINE_POLYLOG, POWER
 from ..train.search import probe_matrix
 
@@ -51,10 +52,6 @@ CRITERION = (
 
 FLAT = "flat"
 """The decision of a ``q = 1`` series with no growth to judge (``CRITERION``)."""
-UNREACHED = "unreached"
-"""The decision of a series with a threshold not reached within ``m_limit``."""
-MIN_SIZES = 4
-"""Both rules need two sizes per half and a held-out size beyond three fitted ones."""
 CELL_SEED = 5417
 """Seeds the draws' positions within their integer cells (with ``T``: reproducible)."""
 
@@ -84,18 +81,9 @@ def cell_series(records: list[Record], offset: int = 0) -> tuple[list[float], np
 def growth_test(
     Ts: list[float], values: np.ndarray, draws: np.ndarray, rival_min: float | None
 ) -> dict[str, Any]:
-    """Both rules on one series (``metrics.growth``) and the series' ``decided``: ``paper`` or
-    ``rival`` when both rules side with it, else ``neither``; ``None`` with fewer than
-    ``MIN_SIZES`` sizes, ``UNREACHED`` with a threshold not reached."""
-    if len(Ts) < MIN_SIZES:
-        return {"decided": None}
-    if not np.isfinite(values).all():
-        return {"decided": UNREACHED}
-    curv = growth.curvature(Ts, values, draws, 0.0 if rival_min is None else rival_min)
-    held = growth.held_out_errors(AFFINE_POLYLOG, POWER, Ts, values, draws, rival_min)
-    held_side = growth.held_out_side(held["difference"])
-    decided = curv["decided"] if curv["decided"] == held_side else "neither"
-    return {"curvature": curv, "held_out": held, "held_out_side": held_side, "decided": decided}
+    """Both rules on one series (``growth.both_rules``: ``a + b (ln T)^p`` against
+    ``c T^alpha``)."""
+    return growth.both_rules(AFFINE_POLYLOG, POWER, Ts, values, draws, rival_min)
 
 
 def family_p(q: int) -> str:
@@ -229,7 +217,7 @@ def _rules_text(g: dict[str, Any]) -> str:
         + ", ".join(stats.fmt_estimate(c[k]) for k in ("smaller", "larger", "change"))
         + f" -> {c['decided']}; held-out: "
         + ", ".join(stats.fmt_estimate(e) for e in held)
-        + f" -> {g['held_out_side']}; decided {g['decided']}"
+        + f" -> {g['side']}; decided {g['decided']}"
     )
 
 

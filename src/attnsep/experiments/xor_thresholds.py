@@ -28,6 +28,7 @@ import torch
 from ..configs import Device, XorFCNConfig, default
 from ..metrics import growth, stats
 from ..metrics.calibration import fit_or_flat, log_spread
+from ..metrics.growth import UNREACHED
 from ..metrics.parity import step_sign_error
 from ..metrics.stats import POWER, estimate, exponent_draws, interval, wilson
 from ..models.mlp import count
@@ -290,10 +291,6 @@ def plateau_failures(
 
 # --- the growth of a threshold (SPEC Part F): A7.2, and A7.6's transformer -------------------
 
-GROWTH_MIN_SIZES = 4
-"""The growth rules need two sizes in each half (``metrics.growth``)."""
-UNREACHED = "unreached"
-"""``growth_test``'s decision when some threshold was not reached."""
 SIDES = {"paper": "polylog", "rival": "the power law", "neither": "neither law"}
 
 
@@ -336,22 +333,17 @@ def growth_test(
     bootstrap ``draws``: (i) ``growth.curvature`` and (ii) ``growth.held_out_errors`` of
     ``a (ln d)^p`` against ``c d^alpha`` (``alpha >= rival_min``). ``decided`` is ``paper`` or
     ``rival`` when both rules side with it, else ``neither``; ``None`` with fewer than
-    ``GROWTH_MIN_SIZES`` sizes, ``UNREACHED`` with a threshold not reached. ``fits``: both laws
-    fitted on the smaller half (the held-out test's), for a figure."""
-    if len(ds) < GROWTH_MIN_SIZES:
-        return {"decided": None}
-    if not np.isfinite(values).all():
-        return {"decided": UNREACHED}
-    curv = growth.curvature(ds, values, draws, rival_min)
-    held = growth.held_out_errors(stats.POLYLOG, POWER, ds, values, draws, rival_min)
-    side = growth.held_out_side(held["difference"])
-    half = len(held["fitted_on"])
-    fits = {
-        "paper": stats.POLYLOG.fit(ds[:half], values[:half]),
-        "rival": POWER.fit(ds[:half], values[:half], rival_min),
-    }
-    decided = curv["decided"] if curv["decided"] == side else "neither"
-    return {"curvature": curv, "held_out": held, "side": side, "decided": decided, "fits": fits}
+    ``growth.MIN_SIZES`` sizes, ``UNREACHED`` with a threshold not reached
+    (``growth.both_rules``). ``fits``: both laws fitted on the smaller half (the held-out
+    test's), for a figure."""
+    g = growth.both_rules(stats.POLYLOG, POWER, ds, values, draws, rival_min)
+    if "held_out" in g:
+        half = len(g["held_out"]["fitted_on"])
+        g["fits"] = {
+            "paper": stats.POLYLOG.fit(ds[:half], values[:half]),
+            "rival": POWER.fit(ds[:half], values[:half], rival_min),
+        }
+    return g
 
 
 def fmt_rule(e: dict[str, Any] | None) -> str:
@@ -379,7 +371,7 @@ def growth_text(g: dict[str, Any]) -> str:
 def growth_reason(g: dict[str, Any], sizes: int, rival_min: float) -> str:
     """One clause: what the growth rules found (for a claim's reason)."""
     if g["decided"] is None:
-        return f"the growth rules need at least {GROWTH_MIN_SIZES} values of d, got {sizes}"
+        return f"the growth rules need at least {growth.MIN_SIZES} values of d, got {sizes}"
     if g["decided"] == UNREACHED:
         return "a threshold was not reached within the probes"
     c, h = g["curvature"], g["held_out"]

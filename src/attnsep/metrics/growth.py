@@ -179,3 +179,33 @@ def held_out_side(difference: dict[str, Any] | None) -> str:
     if difference["high"] is not None and difference["high"] < 0:
         return "rival"
     return "neither"
+
+
+MIN_SIZES = 4
+"""The two rules need two sizes in each half (``curvature``)."""
+UNREACHED = "unreached"
+"""``both_rules``' decision when some threshold was not reached."""
+
+
+def both_rules(
+    paper: stats.GrowthLaw,
+    rival: stats.GrowthLaw,
+    xs: stats.Floats,
+    values: np.ndarray,
+    draws: np.ndarray,
+    rival_min_exponent: float | None,
+) -> dict[str, Any]:
+    """SPEC Part F's two rules on one series of thresholds: ``curvature`` (its least power 0 when
+    the rival's exponent is free) and ``held_out_errors`` with its ``side``. ``decided`` is
+    ``paper`` or ``rival`` when both rules side with it, else ``neither``; ``None`` with fewer
+    than ``MIN_SIZES`` sizes, ``UNREACHED`` with a threshold not reached (the rules not run)."""
+    if len(xs) < MIN_SIZES:
+        return {"decided": None}
+    if not np.isfinite(values).all():
+        return {"decided": UNREACHED}
+    least = 0.0 if rival_min_exponent is None else rival_min_exponent
+    curv = curvature(xs, values, draws, least)
+    held = held_out_errors(paper, rival, xs, values, draws, rival_min_exponent)
+    side = held_out_side(held["difference"])
+    decided = curv["decided"] if curv["decided"] == side else "neither"
+    return {"curvature": curv, "held_out": held, "side": side, "decided": decided}
