@@ -8,7 +8,7 @@ and the empirical loss on ``n`` samples, streamed in blocks so ``n x d`` is neve
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import torch
 
@@ -96,16 +96,29 @@ def empirical_weights_gradient(
         total = torch.zeros(gamma.shape[0], dtype=gamma.dtype, device=gamma.device)
         grad = torch.zeros_like(gamma)
         for e, weights in enumerate(gamma):
-            for x, y in task.samples(seed, support[e : e + 1], n, first_replica + e):
-                x, y = x[0].to(gamma.device, gamma.dtype), y[0].to(gamma.device, gamma.dtype)
-                proj = x @ weights.T  # rows x H
-                residual = model.sign * proj.prod(dim=1) - y
-                total[e] += residual @ residual
-                coef = (2 * model.sign) * residual[:, None] * other_heads(proj)
-                grad[e] += coef.T @ x
+            blocks = task.samples(seed, support[e : e + 1], n, first_replica + e)
+            total[e], grad[e] = blocks_loss_gradient(model, weights, blocks)
         return total / n, grad / n
 
     return loss_of_weights
+
+
+def blocks_loss_gradient(
+    model: QueryHeads, weights: torch.Tensor, blocks: Iterable[tuple[torch.Tensor, torch.Tensor]]
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """One replica's summed squared error ``sum (f - y)^2`` over its sample ``blocks`` (``(x, y)``
+    of ``task.samples``, one replica each) and its gradient in the weights ``weights`` (``H x
+    d``); each block's ``x`` serves both of its products (``x gamma^T`` and ``coef^T x``)."""
+    total = torch.zeros((), dtype=weights.dtype, device=weights.device)
+    grad = torch.zeros_like(weights)
+    for x, y in blocks:
+        x, y = x[0].to(weights.device, weights.dtype), y[0].to(weights.device, weights.dtype)
+        proj = x @ weights.T  # rows x H
+        residual = model.sign * proj.prod(dim=1) - y
+        total += residual @ residual
+        coef = (2 * model.sign) * residual[:, None] * other_heads(proj)
+        grad += coef.T @ x
+    return total, grad
 
 
 def other_heads(proj: torch.Tensor) -> torch.Tensor:

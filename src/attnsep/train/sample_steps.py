@@ -25,8 +25,8 @@ from .one_step import prepare_replicas
 from .parity import (
     WeightsGradient,
     apply_step,
+    blocks_loss_gradient,
     empirical_weights_gradient,
-    other_heads,
     population_weights_gradient,
     query_gradient,
 )
@@ -171,18 +171,10 @@ class SampleDescent:
 def held_weights_gradient(model: QueryHeads, blocks: list, n: int) -> WeightsGradient:
     """``gamma -> (mean (f - y)^2, its gamma-gradient)`` of one replica over its held sample
     ``blocks`` (``(x, y)`` of ``task.samples``, ``n`` rows in all): ``empirical_weights_gradient``'s
-    arithmetic without drawing the samples again."""
+    arithmetic (``blocks_loss_gradient``) without drawing the samples again."""
 
     def loss_of_weights(gamma: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        total = torch.zeros(1, dtype=gamma.dtype, device=gamma.device)
-        grad = torch.zeros_like(gamma)
-        for x, y in blocks:
-            x, y = x[0].to(gamma.device, gamma.dtype), y[0].to(gamma.device, gamma.dtype)
-            proj = x @ gamma[0].T
-            residual = model.sign * proj.prod(dim=1) - y
-            total[0] += residual @ residual
-            coef = (2 * model.sign) * residual[:, None] * other_heads(proj)
-            grad[0] += coef.T @ x
-        return total / n, grad / n
+        total, grad = blocks_loss_gradient(model, gamma[0], blocks)
+        return total[None] / n, grad[None] / n
 
     return loss_of_weights
