@@ -141,7 +141,7 @@ def test_a_non_finite_loss_stops_both_paths_at_the_same_step(monkeypatch) -> Non
 def test_the_experiment_runs_through_grid_descent() -> None:
     """Plain GD on the population gradient (the finding's ``constant`` rule); its collapse is
     two heads on one support bit after the last step (``shared_support_bit``)."""
-    from attnsep.experiments.xor_kparity_collapse import shared_support_bit
+    from attnsep.train.capped_descent import shared_support_bit
 
     config = kp.Config(
         series=[{"k": 3, "d_values": [16]}],

@@ -13,9 +13,9 @@ import torch
 
 from attnsep.configs import XorTrainConfig, default_train_eta
 from attnsep.experiments import xor_kparity as kp
-from attnsep.experiments import xor_kparity_collapse as collapse
 from attnsep.metrics import stats
 from attnsep.metrics.parity import collapsed
+from attnsep.train import capped_descent as collapse
 from attnsep.train.grid_descent import grid_descent
 
 EXPS = [-2.0, 0.0]

@@ -7,7 +7,7 @@ for one ``(k, d, m)``, one step-size rule and one gradient at every step size of
 ``eta = 2^j d^k ln d`` (SPEC A5's ``d^2 ln d`` for ``k = 2``; the scores' gradient at a
 near-uniform start is of order ``d^-k``), all grid points and replicas at once: plain GD on the
 exact population loss by ``train.grid_descent``, the capped step and the fixed-sample runs by
-``xor_kparity_collapse``. It records per replica the first step at
+``train.capped_descent``. It records per replica the first step at
 which the certified error is ``<= success_tol`` (the one-step claim's success, SPEC A6),
 success after one step, and collapse after the last step.
 """
@@ -74,7 +74,7 @@ class Config(ExperimentConfig):
     exact population gradient; at ``d <= samples_d_max`` (the ``d`` series) also on one fixed
     set of ``samples`` inputs per replica (``gradients``), at the ``j``'s of
     ``samples_eta_exponents``. Rules: ``constant`` is plain GD; ``capped`` shortens each step so
-    that no score ``v_a . theta_h`` moves by more than ``score_cap`` (``xor_kparity_collapse``).
+    that no score ``v_a . theta_h`` moves by more than ``score_cap`` (``train.capped_descent``).
 
     Initialization (SPEC A2, *choice* for ``k >= 3``): ``init``, used for ``k >= 3`` (``k = 2``
     always starts anti-symmetric). The default ``antisymmetric`` is, for ``k`` heads, the regular
@@ -134,7 +134,7 @@ class Config(ExperimentConfig):
     success_tol: float = inherit(XorTrainConfig, "success_tol")
     init: Init = inherit(XorTrainConfig, "init")
     rules: list[Rule] = Field(default=["constant", "capped"], min_length=1)
-    """Step-size rules: ``constant`` (plain GD) and ``capped`` (``xor_kparity_collapse``)."""
+    """Step-size rules: ``constant`` (plain GD) and ``capped`` (``train.capped_descent``)."""
     score_cap: float = Field(default=SCORE_CAP, gt=0)
     """The capped step's largest score change per step."""
     gradients: list[Gradient] = Field(default=["population", "fixed"], min_length=1)
@@ -207,10 +207,10 @@ def initialization(k: int, config: Config) -> Init:
 
 def descend(job: Job, config: Config) -> tuple[GridRuns, np.ndarray]:
     """GD at every grid step size at once (plain GD on the population gradient by
-    ``train.grid_descent``, the rest by ``xor_kparity_collapse.capped_descent``), and per
+    ``train.grid_descent``, the rest by ``train.capped_descent``), and per
     replica and step size whether two heads share a support bit after the last step."""
+    from ..train.capped_descent import capped_descent, shared_support_bit
     from ..train.grid_descent import grid_descent
-    from .xor_kparity_collapse import capped_descent, shared_support_bit
 
     base = train_config(job.k, job.d, job.m, config, job.gradient)
     grid = etas(job.k, job.d, config, job.gradient)

@@ -31,9 +31,9 @@ from ..core.device import resolve_device, resolve_dtype
 from ..exact.kparity import loss_and_gradient
 from ..metrics.parity import best_assignment, collapsed, top_positions
 from ..tasks.parity import SparseParity
-from ..train.grid_descent import GridRuns
-from ..train.parity import label_correlation
-from ..train.xor_train import Batches, initial_state
+from .grid_descent import GridRuns
+from .parity import label_correlation
+from .xor_train import Batches, initial_state
 
 CHUNK_NUMBERS = 1 << 22
 """Most numbers of one score-sized array (``replicas x grid x H x d``) held at once: the replicas
