@@ -81,30 +81,38 @@ def _curves(ax: Any, curves: Sequence[Curve]) -> None:
 def rates(curves: Sequence[Curve], rate: float, lower: float, out: Path) -> Path:
     """The on-target rate with its Wilson 95% interval against ``d``, one curve per init and
     series; the criterion's rate and lower bound as lines."""
-    path = out / "head_rates.png"
-    with plotting.figure(path) as (_, (ax,)):
-        _curves(ax, curves)
-        ax.axhline(rate, color="grey", lw=0.8, ls="--")
-        ax.axhline(lower, color="grey", lw=0.8, ls=":")
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("input length d")
-        ax.set_ylabel("both heads >= 0.9 on distinct support bits")
-        ax.set_title("One step: on-target rate by init (Wilson 95%)", fontsize=10)
-        ax.legend(fontsize=8)
-    return path
+    return _against_d(
+        out / "head_rates.png",
+        curves,
+        [(rate, "--"), (lower, ":")],
+        "both heads >= 0.9 on distinct support bits",
+        "One step: on-target rate by init (Wilson 95%)",
+    )
 
 
 def ratio(curves: Sequence[Curve], bar: float, out: Path) -> Path:
     """The median alignment ratio with its 95% interval against ``d``, one curve per series;
     1 and the criterion's ``bar`` as lines."""
-    path = out / "alignment_ratio.png"
+    return _against_d(
+        out / "alignment_ratio.png",
+        curves,
+        [(1.0, ":"), (bar, "--")],
+        "own-bit change / largest ambient |change|",
+        "One step: own-bit vs ambient score change (median, 95%)",
+    )
+
+
+def _against_d(
+    path: Path, curves: Sequence[Curve], lines: list[tuple[float, str]], ylabel: str, title: str
+) -> Path:
+    """``curves`` against ``d`` (log scale) with grey horizontal ``lines`` ``(y, style)``."""
     with plotting.figure(path) as (_, (ax,)):
         _curves(ax, curves)
-        ax.axhline(1.0, color="grey", lw=0.8, ls=":")
-        ax.axhline(bar, color="grey", lw=0.8, ls="--")
+        for y, style in lines:
+            ax.axhline(y, color="grey", lw=0.8, ls=style)
         ax.set_xscale("log", base=2)
         ax.set_xlabel("input length d")
-        ax.set_ylabel("own-bit change / largest ambient |change|")
-        ax.set_title("One step: own-bit vs ambient score change (median, 95%)", fontsize=10)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title, fontsize=10)
         ax.legend(fontsize=8)
     return path
