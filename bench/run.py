@@ -8,6 +8,7 @@ The exit status is 0 even when targets are missed: benchmarks report, they do no
     .venv/bin/python bench/run.py                   # everything (about 10 minutes, 2 cores)
     .venv/bin/python bench/run.py --only fcn,selection
     .venv/bin/python bench/run.py --only standard_xor   # opt-in: about 30 minutes
+    .venv/bin/python bench/run.py --only calibration_reality   # opt-in: about 10 minutes
 """
 
 from __future__ import annotations
@@ -52,10 +53,12 @@ BENCHMARKS = {
     "sizes), step sizes together vs one Descent each (~1 min)",
     "sign_test": "target 16: the sign test of one-step replicas at d=8192 and 65536, one table "
     "per head (numpy.take) vs one torch table of all heads",
+    "calibration_reality": "target 17: pre-registered power and false fail vs the verdicts of 24 "
+    "fresh master seeds, quick preset (opt-in, ~10 min; its store is reused on a rerun)",
     "full_jobs": "target 15: each experiment's largest full job, planned (from the smaller "
     "presets' timings) vs measured (its published timing; bench/run_full_job.py runs it)",
 }
-OPT_IN = {"standard_xor", "kparity"}
+OPT_IN = {"standard_xor", "kparity", "calibration_reality"}
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:

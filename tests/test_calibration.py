@@ -239,3 +239,19 @@ def test_a_checks_confirmed_counts_as_a_pass_and_its_failure_as_a_fail():
         lambda records: stats.CHECK_FAILED, lambda rng: [{}], lambda rng: [{}], simulations=10
     )
     assert rates["false_fail"] == 1.0 and np.isclose(rates["power"], 0.0)
+
+
+def test_parameter_spread_recovers_the_spread_between_redraws():
+    """Blocks of 5 runs sharing a rate drawn from Beta(8, 2) (mean 0.8, 95% range about
+    [0.52, 0.97]): the range found from 2000 blocks lies near it; with one shared rate there is
+    no spread beyond the binomial noise."""
+    rng = np.random.default_rng(5)
+    rates = rng.beta(8, 2, 2000)
+    outcomes = [bool(x) for p in rates for x in rng.random(5) < p]
+    low, high = calibration.parameter_spread(outcomes, 5)
+    true_low, true_high = np.quantile(rng.beta(8, 2, 100_000), [0.025, 0.975])
+    assert abs(low - true_low) < 0.08 and abs(high - true_high) < 0.04
+    fixed = [bool(x) for x in rng.random(10_000) < 0.8]
+    assert calibration.parameter_spread(fixed, 5) is None
+    widened = calibration.rate(outcomes, 5)
+    assert widened["low"] <= low and widened["high"] >= high

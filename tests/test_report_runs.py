@@ -1,5 +1,6 @@
 """The report's Part E parts: a master seed per run, exploratory vs confirmatory verdicts, the
-criterion's calibration beside each verdict, and companion entries (SPEC Part E)."""
+criterion's pre-registered calibration beside each verdict, and companion entries (SPEC Part
+E)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ import pytest
 
 from attnsep.engine.store import Store
 from attnsep.engine.sweep import run_sweep
-from attnsep.experiments import base, load_all
+from attnsep.experiments import base, load_all, preregistered
 from attnsep.metrics import calibration, stats
 from attnsep.report.claims import build_claims, planned_jobs
 from attnsep.report.html import write_report
+from attnsep.report.preregistration import preregister
 
 NAME = "coin-claim"
 
@@ -61,7 +63,11 @@ def hypotheses(records: list[dict], config: CoinConfig) -> calibration.Hypothese
 
 
 @pytest.fixture
-def coin(monkeypatch):
+def coin(monkeypatch, tmp_path):
+    """The coin experiment, registered, with its error rates pre-registered into a folder of
+    its own (``preregistered.FOLDER``) by :func:`register`."""
+    monkeypatch.setattr(preregistered, "FOLDER", tmp_path / "calibrations")
+    (tmp_path / "calibrations").mkdir()
     exp = base.Experiment(
         name=NAME,
         claim="X1",
@@ -80,6 +86,11 @@ def coin(monkeypatch):
     return exp
 
 
+def register(store: Store, seed: int = 0) -> None:
+    """Pre-register the coin experiment's error rates from its quick run on ``seed``."""
+    preregister("quick", [NAME], seed=seed, store=store.path, executor="inline")
+
+
 def judged(store: Store, out: Path, seed: int | None, seeds_run=()) -> list[dict]:
     run_sweep(planned_jobs([NAME], "quick", seed)[NAME], store, "inline")
     return build_claims(store, [NAME], "quick", out, seed, seeds_run=seeds_run)
@@ -95,6 +106,7 @@ def test_a_seed_makes_new_jobs_and_none_keeps_the_presets(coin):
 
 def test_claims_carry_calibration_runs_and_companions(coin, tmp_path):
     store = Store(tmp_path / "s.sqlite")
+    register(store)
     exploratory = judged(store, tmp_path / "r0", None)
     main, side = exploratory
     assert main["run"] == "exploratory" and main["seed"] == 0 and main["runs"] == []
@@ -102,6 +114,7 @@ def test_claims_carry_calibration_runs_and_companions(coin, tmp_path):
     cal = main["calibration"]
     assert cal["power"] >= 0.9 and cal["false_pass"] <= 0.05 and cal["meets"]
     assert cal["paper_law"] == "bias 0.9" and cal["rival_law"] == "bias 0.5"
+    assert cal["source"] == {"preset": "quick", "seed": 0, "run": "exploratory", **version(2)}
     assert side["claim"] == "X1b" and side["verdict"] == stats.FINDING
     assert side["section"] == "beyond the papers" and side["calibration"] is None
     assert side["name"] == f"{NAME}-x1b" and side["seed"] == 0
@@ -124,11 +137,67 @@ def test_a_criterion_below_the_goals_says_so_in_its_reason(coin, tmp_path, monke
     replaced = dataclasses.replace(coin, hypotheses=lambda records, config: weak)
     monkeypatch.setitem(base.REGISTRY, NAME, replaced)
     store = Store(tmp_path / "s.sqlite")
+    register(store)
     main = judged(store, tmp_path / "r", None)[0]
     cal = main["calibration"]
     assert not cal["meets"] and "below the goals" in main["reason"]
     assert [t["config"] for t in cal["tried"]][:2] == ["2x the seeds", "4x the seeds"]
     store.close()
+
+
+def version(n: int) -> dict:
+    return {"criterion_version": n}
+
+
+def test_a_run_reads_its_error_rates_and_never_fits_them(coin, tmp_path, monkeypatch):
+    store = Store(tmp_path / "s.sqlite")
+    register(store)
+    stored = preregistered.load(NAME)["quick"]
+    assert stored["source"]["seed"] == 0 and stored["config"] == {"seeds": 64}
+
+    def refuse(*args):
+        raise AssertionError("a judged run must not fit its error rates")
+
+    monkeypatch.setitem(base.REGISTRY, NAME, dataclasses.replace(coin, hypotheses=refuse))
+    first = judged(store, tmp_path / "a", 1)[0]["calibration"]
+    again = judged(store, tmp_path / "b", 1)[0]["calibration"]
+    assert json.dumps(first, sort_keys=True) == json.dumps(again, sort_keys=True)
+    assert first == stored["entries"]["X1"]
+    store.close()
+
+
+def test_without_pre_registered_rates_a_claim_says_why(coin, tmp_path, monkeypatch):
+    store = Store(tmp_path / "s.sqlite")
+    main = judged(store, tmp_path / "r", None)[0]
+    assert main["calibration"] is None
+    assert "no error rates are pre-registered for coin-claim at the quick preset" in main["reason"]
+    register(store)
+    newer = dataclasses.replace(coin, criterion_version=3)
+    monkeypatch.setitem(base.REGISTRY, NAME, newer)
+    main = judged(store, tmp_path / "s", None)[0]
+    assert main["calibration"] is None and "belong to criterion version 2, not 3" in main["reason"]
+    store.close()
+
+
+def test_redrawn_parameters_widen_the_rates(coin):
+    """A law fitted to a run redraws its parameter per simulated run (``redrawable``): with a
+    coin whose fitted bias sits at the criterion's edge, the power moves towards 1/2."""
+
+    def fitted(records: list[dict], config: CoinConfig) -> calibration.Hypotheses:
+        bias = sum(r["heads"] for r in records) / len(records)
+        return calibration.Hypotheses(coins(bias), coins(0.5), f"bias {bias}", "0.5", "binomial")
+
+    records = [{"heads": int(i < 48)} for i in range(64)]  # 0.75: Wilson low ~0.63 >= 0.6
+    fixed = fitted(records, CoinConfig())
+    redrawn = calibration.redrawable(fitted, records, CoinConfig())
+    assert redrawn.refit is not None and "redraws the fitted parameters" in redrawn.noise
+    draws = [redrawn.redraw(np.random.default_rng(s), []).paper_law for s in range(20)]
+    assert len(set(draws)) > 5  # the bias varies from draw to draw
+    rates = [
+        calibration.calibrate(verdict, laws, CoinConfig(), simulations=400)["power"]
+        for laws in (fixed, redrawn)
+    ]
+    assert rates[1] < rates[0]
 
 
 def test_more_seeds_scales_every_seed_count():

@@ -141,7 +141,10 @@ def near_trained(t: int) -> float:
 
 
 def judged(recs):
-    claim = exp.verdict(recs, CONFIG)
+    """The verdict as pre-registration runs it (``calibration.fitting``): the companions carry
+    their error rates (a judged run reads them from the package instead)."""
+    with calibration.fitting():
+        claim = exp.verdict(recs, CONFIG)
     json.dumps(claim, allow_nan=False)  # plain, finite JSON
     assert claim["criterion"] == exp.CRITERION
     return claim
@@ -516,8 +519,10 @@ def test_corollary_is_a_calibrated_companion_when_widths_are_set():
     config = CONFIG.model_copy(update={"corollary_widths": WIDTHS})
     claim = judged(recs)
     assert len(claim["companions"]) == 1  # no widths: no B5.3c
-    entries = exp.verdict(recs, config)["companions"]
+    with calibration.fitting():
+        entries = exp.verdict(recs, config)["companions"]
     assert [e["claim"] for e in entries] == ["B5.3b", "B5.3c"]
+    assert exp.verdict(recs, config)["companions"][1]["calibration"] is None  # not fitting
     assert entries[1]["verdict"] == stats.REPRODUCED, entries[1]["reason"]
     assert entries[1]["calibration"]["simulations"] == calibration.SIMULATIONS
 

@@ -278,6 +278,18 @@ CALIBRATION_BUDGET = 1.0
 """Seconds per experiment the plan's calibration may spend timing jobs (``--calibration``,
 ``engine.calibration``)."""
 
+PREREGISTRATION_SEED = 3
+"""The exploratory master seed whose run each criterion's error rates are fitted to, before any
+confirmatory run (SPEC Part E, ``report.preregistration``); never judged in a replication."""
+REPLICATION_FIRST_SEED = 4
+"""``--replicate N`` judges master seeds ``4, 5, ...``: the first seeds no criterion was written
+on and no error rate was fitted to (``report.replication``)."""
+REPLICATION_MAX = 100
+"""The most master seeds one replicated reproduction judges."""
+REPLICATION_SHARE = 0.8
+"""A replicated claim publishes the verdict reached on at least this share of its seeds (4 of
+5), else ``unstable``."""
+
 ADAM_LR = 0.05
 """Adam's default step (*choice*): the query vectors have unit norm at initialization."""
 DEFAULT_ETA_SCALE = 2.0**-4

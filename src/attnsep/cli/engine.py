@@ -7,7 +7,16 @@ from typing import Any
 
 import typer
 
-from ..configs import CALIBRATION_BUDGET, PRESET_HELP, REPORT_FOLDER, STORE_PATH, require, seconds
+from ..configs import (
+    CALIBRATION_BUDGET,
+    PRESET_HELP,
+    REPLICATION_FIRST_SEED,
+    REPORT_FOLDER,
+    STORE_PATH,
+    int_list,
+    require,
+    seconds,
+)
 from .common import JSON, QUIET, console, emit_json, fail, output, print_result, running, show
 
 EXPERIMENT = typer.Argument(..., help="Experiment (`attnsep list`; its config: `attnsep show`).")
@@ -26,6 +35,11 @@ CALIBRATION_HELP = "With --plan: seconds per experiment timing jobs no timing co
 CALIBRATION = typer.Option(CALIBRATION_BUDGET, "--calibration", help=CALIBRATION_HELP)
 GRID_HELP = "key=v1,v2,... (repeatable): a grid axis; d_values=64,128 sweeps [64], then [128]."
 SEED_HELP = "Master seed (default: the preset's own); one not tuned on is confirmatory (Part E)."
+REPLICATE_HELP = (
+    f"Judge every claim on N master seeds (from --seed, default {REPLICATION_FIRST_SEED}) and "
+    "publish the verdict reached on 4 of 5, else 'unstable'."
+)
+SEEDS_HELP = "Comma-separated master seeds to judge every claim on (as --replicate)."
 
 
 def print_plan(make_plan: Any, title: str, as_json: bool, **given: Any) -> None:
@@ -53,6 +67,8 @@ def reproduce(
     plan: bool = PLAN,
     calibration: float = CALIBRATION,
     seed: int | None = typer.Option(None, "--seed", help=SEED_HELP),
+    replicate: int | None = typer.Option(None, "--replicate", help=REPLICATE_HELP),
+    seeds: str | None = typer.Option(None, "--seeds", help=SEEDS_HELP),
     as_json: bool = JSON,
 ) -> None:
     """Rerun every claim of both papers and write the report (index.html, claims.json)."""
@@ -65,7 +81,8 @@ def reproduce(
     names = None if only is None else [n.strip() for n in only.split(",") if n.strip()]
     require(names is None or bool(names), f"--only needs experiment names, got {only!r}")
     given: dict[str, Any] = {"preset": preset, "names": names, "seed": seed, "store": store_path}
-    given.update(executor=executor, workers=workers, address=address)
+    given.update(executor=executor, workers=workers, address=address, replicate=replicate)
+    given["seeds"] = None if seeds is None else int_list("--seeds", seeds, 0)
     if plan:
         title = f"plan: reproduce --{preset}"
         return print_plan(api.reproduce_plan, title, as_json, calibration=calibration, **given)

@@ -358,6 +358,16 @@ class Store:
             out.append(row)
         return out
 
+    def stamps(self, experiment: str, keys: Iterable[str]) -> list[tuple[str, int, str, float]]:
+        """``(config_hash, id, status, finished)`` of the stored rows of ``keys``: what changes
+        when a job is stored again, without decoding its records (``report.judged``)."""
+        keys = list(keys)
+        query = (
+            "SELECT config_hash, id, status, finished FROM jobs WHERE experiment = ? AND "
+            f"config_hash IN ({','.join('?' * len(keys))}) ORDER BY id"
+        )
+        return [tuple(r) for r in self.db.execute(query, [experiment, *keys]).fetchall()]
+
     def row(self, job_id: int) -> dict[str, Any]:
         cursor = self.db.execute("SELECT config_hash FROM jobs WHERE id = ?", (job_id,))
         found = cursor.fetchone()

@@ -125,7 +125,8 @@ class Experiment(Generic[C]):
     def calibrate(
         self, records: list[Record], config: Any, simulations: int | None = None
     ) -> dict[str, Any] | None:
-        """The criterion's error rates at ``config`` (``metrics.calibration.calibrate``); when
+        """The criterion's error rates at ``config`` (``metrics.calibration.calibrate``), the
+        laws fitted to ``records`` and redrawn in every simulation (``redrawable``); when
         they miss the goals, the first of twice and four times the seeds (``more_seeds``), then
         the ``full`` preset, whose simulated rates meet them. ``None`` without ``hypotheses``."""
         from ..metrics import calibration
@@ -134,7 +135,7 @@ class Experiment(Generic[C]):
             return None
         return calibration.calibrate(
             self.verdict,
-            self.hypotheses(records, config),
+            calibration.redrawable(self.hypotheses, records, config),
             config,
             self.larger(config),
             simulations or calibration.SIMULATIONS,

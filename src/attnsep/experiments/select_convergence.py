@@ -267,10 +267,8 @@ def verdict(records: list[Record], config: Config) -> dict:
     extra: dict[str, Any] = {}
     if config.paper_widths and not calibration.in_simulation():
         entry = paper_setting.verdict(records, config)
-        candidates = EXPERIMENT.larger(config)
-        laws = paper_setting.hypotheses(records, config) if entry["estimates"] else None
-        entry["calibration"] = laws and calibration.calibrate(
-            paper_setting.verdict, laws, config, candidates, seed=config.seed
+        entry["calibration"] = calibration.companion_rates(
+            lambda: paper_calibration(records, config) if entry["estimates"] else None
         )
         extra["companions"] = [entry]
     rows = summarize(records)
@@ -309,6 +307,14 @@ def verdict(records: list[Record], config: Config) -> dict:
 
 
 # --- error rates (SPEC Part E) -----------------------------------------------------------------
+
+
+def paper_calibration(records: list[Record], config: Config) -> dict[str, Any]:
+    """B5.1b's error rates (``calibration.calibrate``, the laws redrawn per simulated run)."""
+    laws = calibration.redrawable(paper_setting.hypotheses, records, config)
+    return calibration.calibrate(
+        paper_setting.verdict, laws, config, EXPERIMENT.larger(config), seed=config.seed
+    )
 
 
 def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:

@@ -279,7 +279,7 @@ def calibrate_in_distribution(
         return None
     return calibration.calibrate(
         in_distribution.verdict,
-        in_distribution_hypotheses(records, config),
+        calibration.redrawable(in_distribution_hypotheses, records, config),
         config,
         larger(config),
         simulations,
@@ -289,9 +289,10 @@ def calibrate_in_distribution(
 
 def in_distribution_hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
     """B5.3b's two statements (``select_length_convergence.hypotheses``), its runs at ``T``
-    simulated as B5.3's at the measured losses (``_simulate``)."""
-    profile = measured_profile(records, config.T)
-    levels = {k: _at(profile, k, [1]) for k in ("stochastic", "fixed")}
+    simulated as B5.3's at the measured losses (``_simulate``) of the two PE modes alone, all
+    that a fit to such a simulated run finds there."""
+    profile = measured_profile(records, config.T, ("stochastic", "fixed"))
+    levels = {k: _at(profile, k, [1]) for k in profile}
 
     def at_T(cfg: Config, rng: np.random.Generator) -> list[Record]:
         return _simulate(cfg.model_copy(update={"factors": [1]}), rng, levels)
@@ -356,7 +357,7 @@ def _length_report(t: int, row: dict) -> tuple[list[dict], str]:
 def verdict(records: list[Record], config: Config) -> dict:
     """B5.3 with B5.3b (and B5.3c when ``corollary_widths`` is set) as its companions. On
     simulated records (``calibration.in_simulation``: a calibration run, which reads only the
-    verdict) the companions are left out; on a real run each carries its own error rates
+    verdict) the companions are left out; on a real run each carries its pre-registered error rates
     (``calibrate_in_distribution``, ``calibrate_corollary``)."""
     rows = summarize(records)
     outcome, reason = judge(rows, config.T)
@@ -379,9 +380,12 @@ def verdict(records: list[Record], config: Config) -> dict:
 
 def _calibrated(judge_entry: Any, rates: Any, records: list[Record], config: Config) -> dict:
     """A companion's entry ``judge_entry(records, config)`` with its error rates ``rates(records,
-    config)`` (none without estimates; the report names them in the reason)."""
+    config)`` while they are pre-registered (``calibration.companion_rates``; none without
+    estimates)."""
     entry = judge_entry(records, config)
-    entry["calibration"] = rates(records, config) if entry["estimates"] else None
+    entry["calibration"] = calibration.companion_rates(
+        lambda: rates(records, config) if entry["estimates"] else None
+    )
     return entry
 
 
@@ -400,13 +404,16 @@ Profile = dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
 s.d. there."""
 
 
-def measured_profile(records: list[Record], T: int) -> Profile:
-    """Each kind's mean loss over seeds relative to uniform and its per-seed relative spread
-    (s.d. / mean, at least ``SPREAD_FLOOR``), per factor ``T'/T`` of the records."""
+def measured_profile(
+    records: list[Record], T: int, kinds: tuple[str, ...] = tuple(KINDS)
+) -> Profile:
+    """Each of ``kinds``' mean loss over seeds relative to uniform and its per-seed relative
+    spread (s.d. / mean, at least ``SPREAD_FLOOR``), per factor ``T'/T`` of the records."""
     out: Profile = {}
     records = main_records(records)
     lengths = sorted({r["T"] for r in records})
-    for kind, (pe, key) in KINDS.items():
+    for kind in kinds:
+        pe, key = KINDS[kind]
         factors, ratios, spreads = [], [], []
         for t in lengths:
             here = [r for r in records if r["T"] == t and r["pe"] == pe]

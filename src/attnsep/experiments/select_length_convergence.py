@@ -245,49 +245,85 @@ def curve_read_as(final: float, steps_read: float, steps: int) -> np.ndarray:
     return loss_curve(final, float(needed), steps)
 
 
+def fitted(steps: dict[str, np.ndarray], finals: dict[str, np.ndarray]) -> dict[str, Any]:
+    """The parameters :func:`hypotheses` simulates from, fitted to per-seed steps to converge and
+    final losses per mode: the stochastic mode's mean steps (``base``), the fixed / stochastic
+    ratio of the means (``measured``), per mode the s.d. of ``ln`` steps (``spread``, at least
+    ``SPREAD_FLOOR``) and the mean final loss (``finals``), and the rival's ratio (``rival``):
+    the measured one when outside ``BAND``, else the nearer end moved out by 2x."""
+    base = float(steps["stochastic"].mean())
+    measured = float(steps["fixed"].mean()) / base
+    inside = BAND[0] <= measured <= BAND[1]
+    return {
+        "base": base,
+        "measured": measured,
+        "inside": inside,
+        "rival": (2 * BAND[1] if measured >= 1 else BAND[0] / 2) if inside else measured,
+        "spread": {
+            pe: max(SPREAD_FLOOR, float(np.log(v).std(ddof=1)) if len(v) > 1 else 0.0)
+            for pe, v in steps.items()
+        },
+        "finals": {pe: float(v.mean()) for pe, v in finals.items()},
+    }
+
+
 def hypotheses(records: list[Record], simulate_at_T: SimulateAtT) -> calibration.Hypotheses:
     """B5.3b's two statements with the measured per-seed noise (SPEC Part E). Paper: fixed PE
     converges in the steps stochastic PE needs (ratio 1); rival: a ratio outside ``BAND``, the
     measured one if it is, else the nearer end moved out by 2x (4 or 0.25). Per seed the steps
-    are log-normal around the mode's mean with the measured s.d. of their log, each run a curve
-    read as that many steps (:func:`curve_read_as`) to the mode's measured mean final loss; the
-    losses at ``T`` (reported) as measured, by ``simulate_at_T`` (B5.3's simulation at the
-    training length only: B5.3b reads no other length)."""
+    are log-normal around the mode's mean with the s.d. of their log, each run a curve read as
+    that many steps (:func:`curve_read_as`) to the mode's mean final loss; the losses at ``T``
+    (reported, not judged) as measured, by ``simulate_at_T`` (B5.3's simulation at the training
+    length only: B5.3b reads no other length).
+
+    Each simulated run redraws these parameters (:func:`fitted`) from one bootstrap draw of the
+    real run's seeds, each mode's resampled on their own as the criterion's interval does
+    (``redraws_itself``): the rival's ratio is the measured one, which a run simulated from the
+    paper's law (ratio 1) would not carry."""
     runs, found = curves(records), convergence(records)
     steps = found["steps"]
-    finals = {pe: float(np.mean([final_loss(c) for c in runs[pe]])) for pe in runs}
-    spread = {
-        pe: max(SPREAD_FLOOR, float(np.log(v).std(ddof=1)) if len(v) > 1 else 0.0)
-        for pe, v in steps.items()
-    }
-    base = float(steps["stochastic"].mean())
-    measured = float(steps["fixed"].mean()) / base
-    inside = BAND[0] <= measured <= BAND[1]
-    rival = (2 * BAND[1] if measured >= 1 else BAND[0] / 2) if inside else measured
+    finals = {pe: np.array([final_loss(c) for c in runs[pe]]) for pe in runs}
+    point = fitted(steps, finals)
 
-    def at_ratio(ratio: float) -> calibration.Simulate:
-        mean_steps = {"stochastic": base, "fixed": ratio * base}
+    def redrawn(rng: np.random.Generator) -> dict[str, Any]:
+        picks = {pe: rng.integers(len(v), size=len(v)) for pe, v in steps.items()}
+        return fitted(
+            {pe: v[picks[pe]] for pe, v in steps.items()},
+            {pe: v[picks[pe]] for pe, v in finals.items()},
+        )
 
+    def simulated(paper: bool) -> calibration.Simulate:
         def draw(cfg: Any, rng: np.random.Generator) -> list[Record]:
+            p = redrawn(rng)
+            ratio = 1.0 if paper else p["rival"]
+            mean_steps = {"stochastic": p["base"], "fixed": ratio * p["base"]}
             out = simulate_at_T(cfg, rng)
             for r in out:
                 pe = r["pe"]
-                needed = mean_steps[pe] * math.exp(spread[pe] * rng.standard_normal())
-                r["step_losses"] = curve_read_as(finals[pe], needed, cfg.steps)
+                needed = mean_steps[pe] * math.exp(p["spread"][pe] * rng.standard_normal())
+                r["step_losses"] = curve_read_as(p["finals"][pe], needed, cfg.steps)
             return out
 
         return draw
 
+    spread, finals_mean = point["spread"], point["finals"]
     return calibration.Hypotheses(
-        paper=at_ratio(1.0),
-        rival=at_ratio(rival),
-        paper_law=f"fixed PE converges in the steps stochastic PE needs (ratio 1; {base:.3g} "
-        "steps as measured)",
-        rival_law=f"fixed / stochastic steps to converge = {rival:.3g} "
-        + ("(as measured)" if not inside else f"(measured {measured:.3g}, inside the band)"),
+        paper=simulated(True),
+        rival=simulated(False),
+        paper_law=f"fixed PE converges in the steps stochastic PE needs (ratio 1; "
+        f"{point['base']:.3g} steps as measured)",
+        rival_law=f"fixed / stochastic steps to converge = {point['rival']:.3g} "
+        + (
+            "(as measured)"
+            if not point["inside"]
+            else f"(measured {point['measured']:.3g}, inside the band)"
+        ),
         noise="log-normal steps per seed with the measured s.d. of their log: stochastic "
         f"{spread['stochastic']:.2g}, fixed {spread['fixed']:.2g}; mean final losses "
-        f"{finals['stochastic']:.3g} stochastic, {finals['fixed']:.3g} fixed",
+        f"{finals_mean['stochastic']:.3g} stochastic, {finals_mean['fixed']:.3g} fixed; every "
+        "simulated run redraws these, the mean steps and the rival's ratio from a bootstrap of "
+        "the seeds (each mode's on their own)",
+        redraws_itself=True,
     )
 
 

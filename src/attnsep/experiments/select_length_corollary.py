@@ -414,9 +414,8 @@ def calibrate(
 ) -> dict[str, Any]:
     """B5.3c's error rates at ``config`` (``calibration.calibrate``), with ``candidates`` tried
     when they miss the goals."""
-    return calibration.calibrate(
-        verdict, hypotheses(records, config), config, candidates, simulations, seed=config.seed
-    )
+    laws = calibration.redrawable(hypotheses, records, config)
+    return calibration.calibrate(verdict, laws, config, candidates, simulations, seed=config.seed)
 
 
 # --- figure ----------------------------------------------------------------------------------

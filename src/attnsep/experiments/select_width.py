@@ -253,12 +253,14 @@ class SeriesLaws:
     its replica noise: ``paper`` is ``(a, b, p)`` of ``a + b (ln T)^p``, ``rival`` ``(ln c,
     alpha)`` of ``c T^alpha`` with ``alpha >= 0.3``; ``spread`` the log-spread of the replicas'
     thresholds (``calibration.log_spread``); ``draws`` the pairs ``(paper, rival)`` refitted to
-    bootstrap draws of the crossings, from which each simulated run redraws (SPEC Part F)."""
+    bootstrap draws of the crossings, from which each simulated run redraws (SPEC Part F), and
+    ``probes`` the searches' ``(sizes, outcomes)``, from which it redraws the log-spread."""
 
     paper: tuple[float, ...]
     rival: tuple[float, ...]
     spread: float
     draws: tuple[tuple[tuple[float, ...], tuple[float, ...]], ...] = ()
+    probes: tuple[tuple[Any, np.ndarray], ...] = ()
 
     def m_star(self, side: str, T: int) -> float:
         """The law's crossing at ``T``, at least 1."""
@@ -267,11 +269,14 @@ class SeriesLaws:
         return value if math.isfinite(value) and value >= 1 else 1.0
 
     def redrawn(self, rng: np.random.Generator) -> SeriesLaws:
-        """The laws of one bootstrap draw (themselves when there are none)."""
-        if not self.draws:
-            return self
-        paper, rival = self.draws[int(rng.integers(len(self.draws)))]
-        return SeriesLaws(paper, rival, self.spread)
+        """The laws of one bootstrap draw (themselves when there are none) with the log-spread
+        of one bootstrap draw of the searches' replicas (itself without searches)."""
+        paper, rival = self.paper, self.rival
+        if self.draws:
+            paper, rival = self.draws[int(rng.integers(len(self.draws)))]
+        resampled = [(s, t[rng.integers(len(t), size=len(t))]) for s, t in self.probes]
+        spread = calibration.log_spread(resampled) if resampled else self.spread
+        return SeriesLaws(paper, rival, spread)
 
 
 def fit_pair(Ts: list[float], ys: list[float]) -> tuple[tuple[float, ...], tuple[float, ...]]:
@@ -302,10 +307,11 @@ def fitted_laws(records: list[Record]) -> dict[int, SeriesLaws]:
         if not rows:
             continue
         Ts, values, draws = cell_series(rows)
-        spread = calibration.log_spread([probe_matrix(r["probes"]) for r in rows])
+        probes = tuple(probe_matrix(r["probes"]) for r in rows)
+        spread = calibration.log_spread(probes)
         paper, rival = fit_pair(Ts, list(values))
         redraws = tuple(fit_pair(Ts, list(row)) for row in draws if np.isfinite(row).all())
-        out[q] = SeriesLaws(paper, rival, spread, redraws if len(Ts) >= 3 else ())
+        out[q] = SeriesLaws(paper, rival, spread, redraws if len(Ts) >= 3 else (), probes)
     return out
 
 
@@ -374,14 +380,17 @@ def noise_text(laws: dict[int, SeriesLaws]) -> str:
     spreads = ", ".join(f"q={q}: {law.spread:.3g}" for q, law in laws.items())
     return (
         "per replica a latent m_p*, log-normal around the law (its 90% quantile) with the run's "
-        f"log-spread ({spreads}), searched by smallest_passing from 2 to m_limit"
+        f"log-spread ({spreads}; redrawn per run from the searches, replicas resampled), "
+        "searched by smallest_passing from 2 to m_limit"
     )
 
 
 def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
     """B5.2's two laws (SPEC Parts E, F): per ``q``, ``m_p* = a + b (ln T)^p`` and ``c T^alpha``
     (``alpha >= 0.3``) fitted to the run, each simulated run with parameters redrawn from their
-    bootstrap fits and the run's replica noise, searched as the real search."""
+    bootstrap fits and the log-spread redrawn from the searches with their replicas resampled
+    (``SeriesLaws.redrawn``: every fitted parameter redrawn from the real run,
+    ``redraws_itself``), searched as the real search."""
     laws = fitted_laws(records)
 
     def draw(side: str) -> calibration.Simulate:
@@ -405,6 +414,7 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
         paper_law=describe(laws, "paper"),
         rival_law=describe(laws, "rival"),
         noise=noise_text(laws),
+        redraws_itself=True,
     )
 
 

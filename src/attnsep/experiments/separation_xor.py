@@ -469,9 +469,11 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
     """The transformer's polylog law ``m* = a (ln d)^p`` and the rival ``c d^alpha``
     (``alpha >= 0.25``), fitted to the run's ``m*`` at ``d >= 64``, each simulating runs of the
     transformer at ``config``'s sizes and seeds (SPEC Parts E, F; the FCN's side is a check, not
-    simulated): each run refits its law to one bootstrap draw of the measured ``m*`` and redraws
-    the plateau binomially around the run's pooled plateau (``xor_thresholds.plateau_of``); per
-    size, latent per-replica thresholds (log-normal with the run's log-spread, ``0.9 / plateau``
+    simulated). Each run redraws every fitted parameter from the real run (``redraws_itself``):
+    it refits its law to one bootstrap draw of the measured ``m*``, redraws the plateau
+    binomially around the run's pooled plateau (``xor_thresholds.plateau_of``) and the log-spread
+    from the probes with their replicas resampled (``xor_thresholds.resampled_spread``); per
+    size, latent per-replica thresholds (log-normal with that log-spread, ``0.9 / plateau``
     quantile on the law, at most 0.99) and failures at the plateau's rate, fresh at every probe,
     go through the real search (``xor_thresholds.simulated_search``)."""
     from . import xor_thresholds as xt
@@ -484,6 +486,7 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
     rival = xt.law_draws(POWER, ds, m, knob_draws, RIVAL_MIN_ALPHA)
     successes, trials = xt.plateau_of(judged) if judged else (1, 1)
     spread = xt.spread_of(judged, "transformer")
+    probe_sets = [probe_matrix(r["probes"]) for r in judged]
 
     def simulate(law: stats.Law, fits: list[tuple[float, ...]]) -> calibration.Simulate:
         def draw(cfg: Config, rng: np.random.Generator) -> list[Record]:
@@ -491,10 +494,11 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
             plateau = rng.binomial(trials, successes / trials) / trials
             # the rate at the law's m* is 0.9: latent quantile 0.9 / plateau (at most 0.99)
             quantile = min(xt.TARGET / max(plateau, 1e-9), 0.99)
+            redrawn = xt.resampled_spread(probe_sets, rng)
             out = []
             for d in (d for d in cfg.d_values if d >= TRANSFORMER_MIN_D):
                 value = calibration.fitted_value(law, params, d)
-                latent = calibration.replica_thresholds(value, spread, cfg.seeds, quantile, rng)
+                latent = calibration.replica_thresholds(value, redrawn, cfg.seeds, quantile, rng)
                 out.append(xt.simulated_search("transformer", d, latent, plateau, rng))
             return out
 
@@ -511,8 +515,10 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
         rival_law=f"transformer m* = {math.exp(r0[0]):.3g} d^{r0[1]:.3g} (alpha >= "
         f"{RIVAL_MIN_ALPHA}, fitted to the same, redrawn alike)",
         noise=f"per-replica latent thresholds, log-normal: log-spread {spread:.3g}, read from the "
-        f"run's probes; success plateau {successes}/{trials} = {successes / trials:.3g} (the "
-        "largest probes, pooled; redrawn binomially per run), failures fresh at every probe",
+        "run's probes (redrawn per run from them, replicas resampled); success plateau "
+        f"{successes}/{trials} = {successes / trials:.3g} (the largest probes, pooled; redrawn "
+        "binomially per run), failures fresh at every probe",
+        redraws_itself=True,
     )
 
 

@@ -269,6 +269,17 @@ def spread_of(records: list[dict[str, Any]], model: str) -> float:
     return log_spread([probe_matrix(r["probes"]) for r in records if r["model"] == model])
 
 
+def resampled_spread(
+    probe_sets: list[tuple[list[int], np.ndarray]], rng: np.random.Generator
+) -> float:
+    """``calibration.log_spread`` of one bootstrap draw of a run's searches (``(sizes,
+    replicas x probes outcomes)``): each search's replicas resampled with replacement, so a
+    simulated run redraws its replica noise as it redraws its law (SPEC Part E)."""
+    return log_spread(
+        [(sizes, table[rng.integers(len(table), size=len(table))]) for sizes, table in probe_sets]
+    )
+
+
 def plateau_of(records: list[dict[str, Any]]) -> tuple[int, int]:
     """``(successes, trials)`` at the largest probe of each search, pooled: the success plateau
     the simulated searches reproduce (SPEC Part F)."""

@@ -79,7 +79,8 @@ class Config(ExperimentConfig):
     Error rates (``hypotheses``): the paper's side ``m* = a (ln d)^p``, the rival ``c d^alpha``
     (``alpha >= 0.25``), each simulated run with the law refitted to one bootstrap draw of the
     measured ``m*``; per ``d``, latent per-replica thresholds (log-normal with the run's
-    log-spread, ``target`` quantile on the law) and, at every probe afresh, failures at the
+    log-spread, redrawn per simulated run from the probes with their replicas resampled,
+    ``target`` quantile on the law) and, at every probe afresh, failures at the
     plateau's rate (the run's pooled plateau, redrawn binomially per simulated run) go through
     ``search_width``, so the simulated probes sit on the real grid.
 
@@ -393,12 +394,14 @@ def verdict(records: list[Record], config: Config) -> dict:
 
 def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
     """The polylog law ``m* = a (ln d)^p`` and the rival ``c d^alpha`` (``alpha >= 0.25``),
-    each simulating runs at ``config``'s sizes, seeds, target and search range (SPEC Parts E, F):
-    each run refits its law to one bootstrap draw of the measured ``m*``
-    (``xor_thresholds.law_draws``) and redraws the plateau binomially around the run's pooled
-    plateau (``xor_thresholds.plateau_of``); per ``d``, latent per-replica thresholds
-    (log-normal with the run's log-spread, the ``target`` quantile on the law) and failures at
-    the plateau's rate, fresh at every probe, go through ``search_width``."""
+    each simulating runs at ``config``'s sizes, seeds, target and search range (SPEC Parts E, F).
+    Each run redraws every fitted parameter from the real run (``redraws_itself``): it refits its
+    law to one bootstrap draw of the measured ``m*`` (``xor_thresholds.law_draws``), redraws the
+    plateau binomially around the run's pooled plateau (``xor_thresholds.plateau_of``) and the
+    log-spread from the probes with their replicas resampled (``xor_thresholds.
+    resampled_spread``); per ``d``, latent per-replica thresholds (log-normal with that
+    log-spread, the ``target`` quantile on the law) and failures at the plateau's rate, fresh at
+    every probe, go through ``search_width``."""
     from . import xor_thresholds as xt
 
     a = analyse(records, config)
@@ -406,15 +409,17 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
     paper = xt.law_draws(POLYLOG, ds, m, draws, None)
     rival = xt.law_draws(POWER, ds, m, draws, RIVAL_MIN_ALPHA)
     successes, trials = xt.plateau_of(records)
-    spread = calibration.log_spread([probe_matrix(r["probes"]) for r in records])
+    probe_sets = [probe_matrix(r["probes"]) for r in records]
+    spread = calibration.log_spread(probe_sets)
 
     def simulate(law: stats.Law, fits: list[tuple[float, ...]]) -> calibration.Simulate:
         def draw(cfg: Config, rng: np.random.Generator) -> list[Record]:
             params = fits[int(rng.integers(len(fits)))]
             plateau = rng.binomial(trials, successes / trials) / trials
+            redrawn = xt.resampled_spread(probe_sets, rng)
             values = [calibration.fitted_value(law, params, d) for d in cfg.d_values]
             return [
-                simulated_search(cfg, d, v, spread, plateau, rng)
+                simulated_search(cfg, d, v, redrawn, plateau, rng)
                 for d, v in zip(cfg.d_values, values, strict=True)
             ]
 
@@ -430,8 +435,10 @@ def hypotheses(records: list[Record], config: Config) -> calibration.Hypotheses:
         rival_law=f"m* = {math.exp(r0[0]):.3g} d^{r0[1]:.3g} (alpha >= {RIVAL_MIN_ALPHA}, "
         "fitted to the same, redrawn alike)",
         noise=f"per-replica latent thresholds, log-normal: log-spread {spread:.3g}, read from the "
-        f"run's probes; success plateau {successes}/{trials} = {successes / trials:.3g} (pooled "
-        "over the d's, redrawn binomially per run), failures fresh at every probe",
+        "run's probes (redrawn per run from them, replicas resampled); success plateau "
+        f"{successes}/{trials} = {successes / trials:.3g} (pooled over the d's, redrawn "
+        "binomially per run), failures fresh at every probe",
+        redraws_itself=True,
     )
 
 

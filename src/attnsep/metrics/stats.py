@@ -23,6 +23,9 @@ REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"
 INCONCLUSIVE = "inconclusive"
 OUTCOMES = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE)
+UNSTABLE = "unstable"
+"""The published verdict of a claim judged on several master seeds that reached no verdict on
+enough of them (``report.replication``, SPEC Part E); never the outcome of one run."""
 FINDING = "finding"
 """The ``verdict`` of an entry beyond the papers that reports what was found and judges no claim
 (SPEC Part E, A7.3b)."""
@@ -33,7 +36,7 @@ NOT_CHECKED = "not checked"
 means a bug in attnsep, not a verdict on the papers; ``not checked``: the sizes run are too few
 or too noisy to tell (the reason says what would)."""
 CHECK_OUTCOMES = (CONFIRMED, CHECK_FAILED, NOT_CHECKED)
-KINDS = {"claim": OUTCOMES, "check": CHECK_OUTCOMES, "finding": (FINDING,)}
+KINDS = {"claim": (*OUTCOMES, UNSTABLE), "check": CHECK_OUTCOMES, "finding": (FINDING,)}
 """Each entry's kind (SPEC Part F) and the verdicts it may carry: only a ``claim`` is
 reproduced, not reproduced or inconclusive."""
 PASSES = (REPRODUCED, CONFIRMED)

@@ -1,8 +1,9 @@
 """Turn stored records into claims (figure, verdict, calibration) for a reproduction (SPEC A7,
 B5, C, Part E).
 
-Each claim is judged on the run of one master seed. Its criterion's error rates are measured
-by simulation (``Experiment.calibrate``, SPEC Part E) and, where the store also holds a complete
+Each claim is judged on the run of one master seed. Its criterion's error rates are read from
+the pre-registered file (``experiments.preregistered``: measured by simulation once, on an
+exploratory run, SPEC Part E), never fitted to the run judged; where the store also holds a complete
 run on another seed the report knows of, that run's verdict is shown beside it: ``exploratory``
 for a seed the criterion was tuned on, ``confirmatory`` for one it never saw.
 """
@@ -10,12 +11,18 @@ for a seed the criterion was tuned on, ``confirmatory`` for one it never saw.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 from ..engine.jobs import Job, jobs_for
 from ..engine.store import DEFAULT_PATH, Store
-from ..experiments import base
+from ..experiments import base, preregistered
+from . import judged
+
+READ, FIT, NONE = "read", "fit", "none"
+"""How a judged entry gets its error rates: read from the pre-registered file (a run judged
+for a report), fitted to this run (pre-registering, on an exploratory seed), or none."""
 
 
 def command_for(name: str, preset: str, seed: int | None = None) -> str:
@@ -73,13 +80,13 @@ def build_claims(
     preset: str,
     out: Path,
     seed: int | None = None,
-    calibrate: bool = True,
+    calibrate: str = READ,
     seeds_run: Sequence[int] = (),
     workers: int = 1,
 ) -> list[dict[str, Any]]:
     """One claim per experiment (plus its companions, e.g. A7.3b) from the jobs the store holds
-    on master seed ``seed``; figures go to ``out``. With ``calibrate``, every claim whose
-    experiment states its hypotheses carries its criterion's error rates (``calibration``).
+    on master seed ``seed``; figures go to ``out``. ``calibrate`` (``READ``, ``FIT`` or
+    ``NONE``) says where each entry's ``calibration``, its criterion's error rates, comes from.
     ``runs`` lists the verdicts of the complete runs on the criterion's exploratory seeds and on
     ``seeds_run`` (other master seeds reproduced into this store). With ``workers > 1`` the
     experiments are judged side by side in that many fresh processes, each reading the store
@@ -114,14 +121,51 @@ def judge(
     preset: str,
     out: Path,
     seed: int | None,
-    calibrate: bool,
+    calibrate: str,
     seeds_run: Sequence[int],
 ) -> list[dict[str, Any]]:
-    """Experiment ``name``'s claim and its companions (:func:`build_claims`)."""
-    from ..metrics import calibration, stats  # numpy: not for the command line's start-up
-
+    """Experiment ``name``'s claim and its companions (:func:`build_claims`), reused from the
+    report folder when nothing they depend on changed (``report.judged``)."""
     exp = base.get(name)
     config = config_for(name, preset, seed)
+    others = sorted(set((*exp.tuned_on, *seeds_run)) - {config.seed})
+    stamps = {
+        str(each): store.stamps(name, [j.key for j in planned_jobs([name], preset, each)[name]])
+        for each in others
+    }
+    wanted = judged.key(
+        {
+            "name": name,
+            "preset": preset,
+            "seed": config.seed,
+            "calibrate": calibrate,
+            "rows": store.stamps(name, [j.key for j in jobs]),
+            "others": stamps,
+        }
+    )
+    kept = judged.load(out, name, wanted) if calibrate != FIT else None
+    if kept is not None:
+        return kept
+    claims = judge_anew(store, exp, config, jobs, preset, out, calibrate, seeds_run)
+    if claims[0]["verdict"] != "incomplete" and calibrate != FIT:
+        judged.save(out, name, wanted, claims)
+    return claims
+
+
+def judge_anew(
+    store: Store,
+    exp: base.Experiment,
+    config: base.ExperimentConfig,
+    jobs: list[Job],
+    preset: str,
+    out: Path,
+    calibrate: str,
+    seeds_run: Sequence[int],
+) -> list[dict[str, Any]]:
+    """:func:`judge` computing everything: the verdicts, the figures, the error rates."""
+    from ..metrics import calibration, stats  # numpy: not for the command line's start-up
+
+    name, seed = exp.name, config.seed
     finished, errors = finished_records(store, name, jobs)
     claim: dict[str, Any] = {
         "claim": exp.claim,
@@ -152,18 +196,18 @@ def judge(
         )
         return [claim]
     records = [rec for row in finished for rec in row["records"]]
-    judged = exp.verdict(records, config)
-    companions = judged.pop("companions", [])
-    claim.update(judged)
+    with calibration.fitting() if calibrate == FIT else nullcontext():
+        result = exp.verdict(records, config)
+    companions = result.pop("companions", [])
+    claim.update(result)
     claim["kind"] = stats.kind_of(claim["verdict"])
     claim.setdefault("reason", claim.get("criterion", ""))
     claim.setdefault("estimates", [])
     claim["figures"] = [
         str(p.relative_to(out)) for p in exp.figure(records, config, out / "figures")
     ]
-    if calibrate:
+    if calibrate == FIT:
         claim["calibration"] = exp.calibrate(records, config)
-        claim["reason"] = calibration.named_in(claim["reason"], claim["calibration"])
     seen = (*exp.tuned_on, *seeds_run)
     claim["runs"] = other_runs(store, name, preset, config.seed, seen)
     claims = [claim]
@@ -174,6 +218,24 @@ def judge(
         entry.update(extra)
         entry.setdefault("calibration", None)
         entry["kind"] = stats.kind_of(entry["verdict"])
-        entry["reason"] = calibration.named_in(entry["reason"], entry["calibration"])
         claims.append(entry)
+    if calibrate == READ:
+        attach_preregistered(exp, preset, claim["config"], claims)
+    for entry in claims:
+        entry["reason"] = calibration.named_in(entry["reason"], entry.get("calibration"))
     return claims
+
+
+def attach_preregistered(
+    exp: base.Experiment, preset: str, config: dict[str, Any], claims: list[dict[str, Any]]
+) -> None:
+    """Give each of ``claims`` (an experiment's entry and its companions) its pre-registered
+    error rates (``experiments.preregistered``); a ``claim`` entry without them gets ``None``
+    and a sentence in its ``reason`` saying why."""
+    entries, missing = preregistered.lookup(exp.name, preset, exp.criterion_version, config)
+    for entry in claims:
+        rates = (entries or {}).get(entry["claim"])
+        entry["calibration"] = rates
+        if rates is None and entry["kind"] == "claim":
+            why = missing or f"no error rates are pre-registered for {entry['claim']}"
+            entry["reason"] = entry["reason"].rstrip(".") + f"; {why}"

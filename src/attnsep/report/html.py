@@ -21,19 +21,45 @@ BADGES = {
     "confirmed": "ok",
     "check failed": "bad",
     "not checked": "open",
+    "unstable": "shaky",
 }
 """The verdict's colour: green (reproduced, a check confirmed), red (not reproduced, a check
-failed), amber (inconclusive), grey (incomplete, a finding)."""
+failed), amber (inconclusive), orange (unstable: no verdict reached on enough master seeds),
+grey (incomplete, a finding)."""
 PAPERS = "the papers' claims"
 KIND_TEXT = {
     "claim": "a claim: a verdict on a statement of the paper (reproduced, not reproduced or "
-    "inconclusive)",
+    "inconclusive; unstable when judged on several master seeds that agree on none)",
     "check": "a check: a theorem confirmed numerically; a failed check means a bug in attnsep, "
     "not a verdict on the paper",
     "finding": "a finding: beyond the papers, or a remark the paper makes in passing; its numbers "
     "and figures, no verdict on the paper",
 }
 """Each entry's kind in words (SPEC Part F, ``metrics.stats.KINDS``)."""
+
+
+def source_text(source: dict[str, Any] | None) -> str:
+    """Where pre-registered error rates come from (SPEC Part E), in words: ``error rates
+    pre-registered on the standard run of master seed 3 (exploratory), criterion version 2``;
+    ``""`` without a source."""
+    if not source:
+        return ""
+    return (
+        f"error rates pre-registered on the {source.get('preset', '?')} run of master seed "
+        f"{source.get('seed', '?')} ({source.get('run', 'exploratory')}), criterion version "
+        f"{source.get('criterion_version', 1)}"
+    )
+
+
+def agreement_text(replication: dict[str, Any]) -> str:
+    """How many master seeds reached the published verdict (``report.replication``, SPEC Part
+    E): ``4/5 seeds agree (a verdict needs 4)``."""
+    return f"{replication['agreement']} seeds agree (a verdict needs {replication['needed']})"
+
+
+def seed_verdicts(replication: dict[str, Any]) -> list[tuple[int, str]]:
+    """Each master seed of a replicated entry with the verdict reached on it."""
+    return list(zip(replication["seeds"], replication["verdicts"], strict=True))
 
 
 def sections(claims: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -57,6 +83,10 @@ def render(claims: list[dict[str, Any]], preset: str) -> str:
         sections=sections(claims),
         badges=BADGES,
         kinds=KIND_TEXT,
+        replicated=any(c.get("replication") for c in claims),
+        source_text=source_text,
+        agreement_text=agreement_text,
+        seed_verdicts=seed_verdicts,
     )
 
 

@@ -51,12 +51,15 @@ class Reproduction:
     """Jobs that failed."""
     seconds: float = 0.0
     """Wall seconds of the whole reproduction."""
+    seeds: tuple[int, ...] | None = None
+    """The master seeds of a replicated reproduction (``None``: one run)."""
 
     def summary(self) -> dict[str, Any]:
         """The preset, the seed, each claim's verdict, the engine's counts and the index file."""
         return {
             "preset": self.preset,
             "seed": self.seed,
+            "seeds": list(self.seeds) if self.seeds else None,
             "verdicts": {claim["claim"]: claim["verdict"] for claim in self.claims},
             "computed": self.computed,
             "cached": self.cached,
@@ -86,11 +89,34 @@ def write_claims(
     make_folder(out, default=out == FOLDER)
     preset, seed = last["preset"], last.get("seed")
     seeds_run = store.recall(f"seeds_run:{preset}") or []
-    claims = build_claims(
-        store, last["names"], preset, out, seed, seeds_run=seeds_run, workers=workers
-    )
+    if last.get("seeds"):
+        claims = replicated_claims(store, last, out, seeds_run, workers)
+    else:
+        claims = build_claims(
+            store, last["names"], preset, out, seed, seeds_run=seeds_run, workers=workers
+        )
     index, _ = write_report(claims, preset, out)
     return claims, index
+
+
+def replicated_claims(
+    store: Store, last: dict[str, Any], out: Path, seeds_run: Sequence[int], workers: int
+) -> list[dict[str, Any]]:
+    """Every entry judged on each of ``last["seeds"]`` (figures in ``out/seed-S``) and
+    published once (``replication.combine``)."""
+    from .claims import build_claims
+    from .replication import combine
+
+    runs = []
+    for seed in last["seeds"]:
+        folder = make_folder(out / f"seed-{seed}")
+        claims = build_claims(
+            store, last["names"], last["preset"], folder, seed, seeds_run=seeds_run, workers=workers
+        )
+        for claim in claims:
+            claim["figures"] = [f"seed-{seed}/{figure}" for figure in claim["figures"]]
+        runs.append((seed, claims))
+    return combine(runs)
 
 
 def planned(
@@ -100,9 +126,11 @@ def planned(
     executor: str | Executor,
     workers: int | None,
     address: str | None,
+    seeds: Sequence[int] | None = None,
 ) -> tuple[list[str], dict[str, list[Job]], Executor]:
-    """The experiments of a reproduction (all when ``names`` is ``None``), their jobs and the
-    executor to run them on, every argument checked first."""
+    """The experiments of a reproduction (all when ``names`` is ``None``), their jobs (on master
+    seed ``seed``, or on each of ``seeds``) and the executor to run them on, every argument
+    checked first."""
     from ..engine.jobs import check_experiment
     from ..engine.sweep import executor_for
     from ..experiments.base import PRESETS
@@ -118,7 +146,12 @@ def planned(
     engine = executor_for(executor, workers, address)
     if seed is not None:
         int_at_least("seed", seed, 0)
-    return chosen, planned_jobs(chosen, preset, seed), engine
+    groups: dict[str, list[Job]] = {name: [] for name in chosen}
+    runs: Sequence[int | None] = seeds or [seed]
+    for each in runs:
+        for name, jobs in planned_jobs(chosen, preset, each).items():
+            groups[name] += jobs
+    return chosen, groups, engine
 
 
 def reproduce(
@@ -126,6 +159,8 @@ def reproduce(
     names: Sequence[str] | None = None,
     *,
     seed: int | None = None,
+    seeds: Sequence[int] | None = None,
+    replicate: int | None = None,
     out: str | Path = FOLDER,
     store: str | Path = DEFAULT_PATH,
     executor: str | Executor = "process",
@@ -147,6 +182,13 @@ def reproduce(
     seed
         Master seed of every experiment (default: each preset's own, 0); a claim judged on a
         seed its criterion was not tuned on is confirmatory (SPEC Part E).
+    seeds
+        Judge every claim on each of these master seeds and publish, per claim, the verdict
+        reached on at least 4 of 5 of them, else ``unstable`` (``report.replication``); each
+        claim then carries ``replication``. Stored seeds are not run again.
+    replicate
+        As ``seeds``: that many consecutive master seeds from ``seed`` (default 4, the first
+        seed no criterion was written or calibrated on).
     out
         The report folder.
     store
@@ -172,8 +214,10 @@ def reproduce(
         cached and failed.
     """
     from ..engine.sweep import run_sweep
+    from .replication import seeds_for
 
-    chosen, groups, engine = planned(preset, names, seed, executor, workers, address)
+    replicated = seeds_for(seed, seeds, replicate)
+    chosen, groups, engine = planned(preset, names, seed, executor, workers, address, replicated)
     callback("on_start", on_start)
     callback("on_done", on_done)
     writable_folder(out, default=named(out, "out") == FOLDER)
@@ -182,16 +226,25 @@ def reproduce(
     try:
         jobs = [job for group in groups.values() for job in group]
         outcome = run_sweep(jobs, db, engine, on_start=on_start, on_done=on_done)
-        last = {"preset": preset, "names": chosen, "seed": seed}
+        last = {"preset": preset, "names": chosen, "seed": seed, "seeds": replicated}
         db.remember("last_reproduction", last)
-        seeds_run = sorted({*(db.recall(f"seeds_run:{preset}") or []), seed or 0})
+        ran = replicated or [seed or 0]
+        seeds_run = sorted({*(db.recall(f"seeds_run:{preset}") or []), *ran})
         db.remember(f"seeds_run:{preset}", seeds_run)
         judges = engine.workers if engine.name == "process" else 1
         claims, index = write_claims(db, last, Path(out), judges)
     finally:
         db.close()
     counts = (outcome.computed, outcome.cached, len(outcome.failed), time.time() - started)
-    return Reproduction(preset, tuple(chosen), seed, tuple(claims), index, *counts)
+    return Reproduction(
+        preset,
+        tuple(chosen),
+        seed,
+        tuple(claims),
+        index,
+        *counts,
+        seeds=tuple(replicated) if replicated else None,
+    )
 
 
 def reproduce_plan(
@@ -199,6 +252,8 @@ def reproduce_plan(
     names: Sequence[str] | None = None,
     *,
     seed: int | None = None,
+    seeds: Sequence[int] | None = None,
+    replicate: int | None = None,
     store: str | Path = DEFAULT_PATH,
     executor: str | Executor = "process",
     workers: int | None = None,
@@ -217,6 +272,12 @@ def reproduce_plan(
         The experiments to plan (default: all; see [`experiments`][attnsep.api.experiments]).
     seed
         Master seed of every experiment (default: each preset's own, 0).
+    seeds
+        The master seeds of a replicated reproduction, as for
+        [`reproduce`][attnsep.api.reproduce].
+    replicate
+        That many consecutive master seeds from ``seed`` (default 4), as for
+        [`reproduce`][attnsep.api.reproduce].
     store
         The results database whose stored jobs need no running (read only; a missing one
         holds none).
@@ -239,9 +300,11 @@ def reproduce_plan(
     """
     from ..core.parse import seconds
     from ..engine.planning import plan
+    from .replication import seeds_for
 
     seconds("calibration", calibration)
-    _, groups, engine = planned(preset, names, seed, executor, workers, address)
+    replicated = seeds_for(seed, seeds, replicate)
+    _, groups, engine = planned(preset, names, seed, executor, workers, address, replicated)
     return plan(groups, store, engine, budget=calibration)
 
 
@@ -280,6 +343,7 @@ def report(
         claims, index = write_claims(db, last, Path(out), workers or os.cpu_count() or 1)
     finally:
         db.close()
+    seeds = tuple(last["seeds"]) if last.get("seeds") else None
     return Reproduction(
-        last["preset"], tuple(last["names"]), last.get("seed"), tuple(claims), index
+        last["preset"], tuple(last["names"]), last.get("seed"), tuple(claims), index, seeds=seeds
     )

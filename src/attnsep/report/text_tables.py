@@ -88,6 +88,7 @@ VERDICT_COLORS = {
     "confirmed": "cyan",
     "check failed": "bold red",
     "not checked": "yellow",
+    "unstable": "dark_orange",
 }
 """Each verdict's colour in the terminal (``report.html.BADGES`` in the report)."""
 
@@ -282,17 +283,24 @@ def fcn_select(r: dict[str, Any]) -> list[TextTable]:
 
 def claims(data: dict[str, Any]) -> list[TextTable]:
     """``attnsep reproduce`` and ``attnsep report``: each entry's kind (SPEC Part F), its verdict
-    in its colour, its criterion's power and false pass (SPEC Part E; ``-`` for a finding) and
-    its reason."""
+    in its colour, with ``--replicate`` how many master seeds agree on it (``4/5``), its
+    criterion's power and false pass (SPEC Part E; ``-`` for a finding) and its reason."""
+    replicated = any(c.get("replication") for c in data["claims"])
     rows, styles = [], []
     for c in data["claims"]:
         rates = c.get("calibration")
         shown = f"{rates['power']:.2f} / {rates['false_pass']:.2f}" if rates else "-"
-        kind = c.get("kind", "claim")
-        rows.append((c["claim"], kind, c["title"], c["verdict"], shown, c.get("reason", "")))
-        styles.append(("", "", "", VERDICT_COLORS.get(c["verdict"], "green"), "", ""))
-    columns = ("claim", "kind", "title", "verdict", "power / false pass", "reason")
-    return [TextTable("claims", columns, tuple(rows), justify="llllll", styles=tuple(styles))]
+        agreement = c["replication"]["agreement"] if c.get("replication") else "-"
+        seeds = [agreement] if replicated else []
+        kind, colour = c.get("kind", "claim"), VERDICT_COLORS.get(c["verdict"], "green")
+        rows.append(
+            (c["claim"], kind, c["title"], c["verdict"], *seeds, shown, c.get("reason", ""))
+        )
+        styles.append(("", "", "", colour, *[""] * len(seeds), "", ""))
+    columns = ("claim", "kind", "title", "verdict", *(["seeds"] if replicated else []))
+    columns += ("power / false pass", "reason")
+    justify = "l" * len(columns)
+    return [TextTable("claims", columns, tuple(rows), justify=justify, styles=tuple(styles))]
 
 
 def experiments(data: dict[str, Any]) -> list[TextTable]:
