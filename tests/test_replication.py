@@ -10,7 +10,14 @@ import pytest
 
 from attnsep.metrics import stats
 from attnsep.report import judged
-from attnsep.report.replication import combine, most_varying, needed, publish, seeds_for
+from attnsep.report.replication import (
+    combine,
+    most_varying,
+    needed,
+    opening,
+    publish,
+    seeds_for,
+)
 from fuzz_support import invoke
 
 
@@ -73,6 +80,7 @@ def test_combine_publishes_agreement_and_names_what_varies():
     reason = unstable["reason"]
     assert "reproduced on seeds 4, 6, 8" in reason and "inconclusive on seeds 5, 7" in reason
     assert "varies most: m*(d=256) (12, 32, 13, 30, 12 on seeds 4, 5, 6, 7, 8)" in reason
+    assert "; seed 5 (inconclusive): inconclusive here; seed 7 (inconclusive)" in reason
     assert check["verdict"] == stats.CONFIRMED and check["replication"]["agreement"] == "5/5"
 
 
@@ -83,6 +91,11 @@ def test_the_published_entry_is_a_seed_that_reached_the_verdict():
     ]
     (published,) = combine(runs)
     assert published["verdict"] == stats.REPRODUCED and published["estimates"][1]["value"] == 5.0
+
+
+def test_a_long_reason_is_quoted_to_a_word():
+    assert opening("a" * 10 + " b" * 300, 40) == "aaaaaaaaaa b b b b b b b b b b b b b b …"
+    assert opening("short.", 40) == "short"
 
 
 def test_most_varying_skips_missing_and_constant_estimates():

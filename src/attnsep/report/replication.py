@@ -2,10 +2,10 @@
 
 ``attnsep reproduce --replicate N`` (or ``--seeds``) judges every entry on each seed on its own.
 :func:`combine` publishes, per entry, the verdict reached on at least ``REPLICATION_SHARE`` of
-the seeds (4 of 5); a claim reaching none is ``unstable``, and its reason names the seeds of each
-verdict and the estimate that varies most between them. A check publishes its agreed outcome,
-else the worst one (``check failed`` before ``not checked``). Each entry keeps ``replication``:
-the seeds, their verdicts and the agreement.
+the seeds (4 of 5); a claim reaching none is ``unstable``, and its reason names the seeds of
+each verdict, the opening of each dissenting seed's reason and the estimate that varies most
+between them. A check publishes its agreed outcome, else the worst one (``check failed`` before
+``not checked``). Each entry keeps ``replication``: the seeds, their verdicts and the agreement.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from ..configs import REPLICATION_FIRST_SEED, REPLICATION_MAX, REPLICATION_SHARE
 from ..core.validate import require, shown
 
 INCOMPLETE = "incomplete"
+REASON_CHARS = 240
+"""How much of a dissenting seed's reason an unstable entry quotes."""
 
 
 def seeds_for(
@@ -99,7 +101,9 @@ def publish(verdicts: list[str], kind: str) -> tuple[str, int]:
 
 
 def unstable_reason(seeds: list[int], entries: list[dict[str, Any]]) -> str:
-    """Which seeds reached which verdict, and the estimate varying most between them."""
+    """Which seeds reached which verdict, the opening of each reason that differs from the most
+    common verdict's (the size and quantity that decided that seed), and the estimate varying
+    most between the seeds."""
     by_verdict: dict[str, list[int]] = {}
     for seed, entry in zip(seeds, entries, strict=True):
         by_verdict.setdefault(entry["verdict"], []).append(seed)
@@ -108,12 +112,24 @@ def unstable_reason(seeds: list[int], entries: list[dict[str, Any]]) -> str:
         for verdict, s in by_verdict.items()
     )
     text = f"unstable: {shown_seeds} (a verdict needs {needed(len(seeds))} of {len(seeds)} seeds)"
+    common = max(by_verdict, key=lambda verdict: len(by_verdict[verdict]))
+    for seed, entry in zip(seeds, entries, strict=True):
+        if entry["verdict"] != common:
+            text += f"; seed {seed} ({entry['verdict']}): {opening(entry['reason'])}"
     varying = most_varying(entries)
     if varying:
         name, values = varying
         listed = ", ".join(f"{v:.3g}" for v in values)
         text += f"; varies most: {name} ({listed} on seeds {', '.join(map(str, seeds))})"
     return text
+
+
+def opening(reason: str, limit: int = REASON_CHARS) -> str:
+    """The start of a seed's reason, where it names the size and the quantity that decided it:
+    at most ``limit`` characters, cut at a word."""
+    if len(reason) <= limit:
+        return reason.rstrip(".")
+    return reason[:limit].rsplit(" ", 1)[0].rstrip(",;:(") + " …"
 
 
 def most_varying(entries: list[dict[str, Any]]) -> tuple[str, list[float]] | None:
