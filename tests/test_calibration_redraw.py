@@ -228,24 +228,9 @@ def test_attention_maps_redraws_every_maps_rates(monkeypatch):
 
 def heads_summary(series: str, init: str, d: int, m: int, seeds: int, rate: float, rng) -> dict:
     hits = int(rng.binomial(seeds, rate))
-    low, high = stats.wilson(hits, seeds)
     collapses = int(rng.binomial(seeds - hits, 0.4))
-    return {
-        "kind": "summary",
-        "series": series,
-        "init": init,
-        "d": d,
-        "m": m,
-        "seeds": seeds,
-        "on_target": hits,
-        "on_target_rate": hits / seeds,
-        "on_target_low": low,
-        "on_target_high": high,
-        "collapses": collapses,
-        "collapse_rate": collapses / seeds,
-        "ratio": (1.5 + 0.2 * rng.standard_normal(seeds)).tolist(),
-        "own_kept": hits,
-    }
+    ratios = 1.5 + 0.2 * rng.standard_normal(seeds)
+    return xor_heads.summary_record(series, init, d, m, hits, collapses, ratios, hits)
 
 
 def test_head_specialization_redraws_rates_medians_and_the_collapse_share(monkeypatch):

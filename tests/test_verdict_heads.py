@@ -28,6 +28,7 @@ from attnsep.experiments.xor_heads import (
     rate_difference,
     ratio_median,
     split,
+    summary_record,
     verdict,
 )
 from attnsep.metrics import calibration, stats
@@ -45,25 +46,9 @@ def summary(
     init: str, d: int, hits: int, seeds: int = 256, series: str = "fixed", median: float = 1.5
 ) -> dict:
     """A summary record; its ratios uniform on ``median ± 0.2``."""
-    low, high = stats.wilson(hits, seeds)
     ratios = median + np.random.default_rng(d).uniform(-0.2, 0.2, seeds)
     m = 32 if series == "fixed" else xor_one_step.schedule_m(d, 0.5)
-    return {
-        "kind": "summary",
-        "series": series,
-        "init": init,
-        "d": d,
-        "m": m,
-        "seeds": seeds,
-        "on_target": hits,
-        "on_target_rate": hits / seeds,
-        "on_target_low": low,
-        "on_target_high": high,
-        "collapses": seeds - hits,
-        "collapse_rate": (seeds - hits) / seeds,
-        "ratio": ratios.tolist(),
-        "own_kept": hits,
-    }
+    return summary_record(series, init, d, m, hits, seeds - hits, ratios, hits)
 
 
 def records(

@@ -512,6 +512,38 @@ Key = tuple[Series, str]
 """``(series, init)``."""
 
 
+def summary_record(
+    series: Series,
+    init: str,
+    d: int,
+    m: int,
+    hits: int,
+    collapses: int,
+    ratios: np.ndarray,
+    own_kept: int,
+) -> Record:
+    """The summary fields a verdict reads, for ``len(ratios)`` replicas of which ``hits`` are on
+    target and ``collapses`` collapsed (a simulated run's record)."""
+    seeds = len(ratios)
+    low, high = stats.wilson(hits, seeds)
+    return {
+        "kind": "summary",
+        "series": series,
+        "init": init,
+        "d": d,
+        "m": m,
+        "seeds": seeds,
+        "on_target": hits,
+        "on_target_rate": hits / seeds,
+        "on_target_low": low,
+        "on_target_high": high,
+        "collapses": collapses,
+        "collapse_rate": collapses / seeds,
+        "ratio": np.asarray(ratios, dtype=float).tolist(),
+        "own_kept": own_kept,
+    }
+
+
 def simulated_run(
     config: Config,
     rng: np.random.Generator,
@@ -534,25 +566,9 @@ def simulated_run(
             share = near["collapses"] / misses if misses else 0.0
             collapses = int(rng.binomial(seeds - hits, min(1.0, share)))
             spread = np.asarray(near["ratio"]) - ratio_median(near)[0]
-            low, high = stats.wilson(hits, seeds)
-            records.append(
-                {
-                    "kind": "summary",
-                    "series": series,
-                    "init": init,
-                    "d": d,
-                    "m": m,
-                    "seeds": seeds,
-                    "on_target": hits,
-                    "on_target_rate": hits / seeds,
-                    "on_target_low": low,
-                    "on_target_high": high,
-                    "collapses": collapses,
-                    "collapse_rate": collapses / seeds,
-                    "ratio": (rng.choice(spread, seeds) + medians[key](d)).tolist(),
-                    "own_kept": int(round(near["own_kept"] / near["seeds"] * seeds)),
-                }
-            )
+            ratios = rng.choice(spread, seeds) + medians[key](d)
+            kept = int(round(near["own_kept"] / near["seeds"] * seeds))
+            records.append(summary_record(series, init, d, m, hits, collapses, ratios, kept))
     return records
 
 
