@@ -60,7 +60,7 @@ def needed(n: int) -> int:
 def combine(runs: Sequence[tuple[int, list[dict[str, Any]]]]) -> list[dict[str, Any]]:
     """One published entry per claim id from each seed's entries (``(seed, claims)`` in the
     seeds' order; every seed judges the same entries)."""
-    from ..metrics import stats
+    from ..metrics import stats  # numpy: not for the command line's start-up
 
     seeds = [seed for seed, _ in runs]
     out = []
@@ -136,8 +136,9 @@ def most_varying(entries: list[dict[str, Any]]) -> tuple[str, list[float]] | Non
     """The estimate every one of ``entries`` reports whose values differ most between them,
     relative to their intervals' mean half-width (else to their mean size)."""
     best: tuple[float, str, list[float]] | None = None
-    for name in [x["name"] for x in entries[0].get("estimates", [])]:
-        found = [{x["name"]: x for x in e.get("estimates", [])}.get(name) for e in entries]
+    by_name = [{x["name"]: x for x in e.get("estimates", [])} for e in entries]
+    for name in by_name[0]:
+        found = [estimates.get(name) for estimates in by_name]
         values = [_number(x and x.get("value")) for x in found]
         if any(v is None for v in values):
             continue
