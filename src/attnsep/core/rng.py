@@ -9,9 +9,12 @@ the executor, or on a chunk size.
 from __future__ import annotations
 
 import zlib
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
+
+if TYPE_CHECKING:  # torch is loaded by the first generator, so numpy-only streams start fast
+    import torch
 
 
 def _key(part: int | str) -> int:
@@ -30,4 +33,6 @@ def generator(seed: int, *keys: int | str) -> torch.Generator:
     Draws happen on the CPU and are moved afterwards, so a seed gives the same numbers on
     every device.
     """
+    import torch
+
     return torch.Generator().manual_seed(stream_seed(seed, *keys))

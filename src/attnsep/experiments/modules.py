@@ -18,6 +18,16 @@ MODULES = (
     "separation_xor",
     "fcn_selection",
     "separation_select",
+    "xor_fixed_embeddings",
+    "xor_ffnn_width",
+    "xor_sample_baselines",
+    "xor_rotated_basis",
+    "xor_cls_equivalence",
+    "xor_one_head",
+    "select_width_qd",
+    "select_fixed_pe",
+    "select_randomized_pe",
+    "select_full_w",
 )
 
 

@@ -64,11 +64,8 @@ class TokenSelection:
         length = self.T if length is None else int_at_least("length", length, 1)
         require(self.q <= length, f"length must be >= q={self.q}, got {length}")
         X = self.tokens(seed, replicas, batch, key, length=length, first_replica=first_replica)
-        ys = []
-        for e in range(first_replica, first_replica + replicas):
-            keys = torch.rand(batch, length, generator=generator(seed, e, "subset", *key))
-            ys.append(keys.argsort(dim=1)[:, : self.q].sort(dim=1).values)
-        return SelectionBatch(X=X, y=torch.stack(ys))
+        y = self.subsets(seed, replicas, batch, key, length=length, first_replica=first_replica)
+        return SelectionBatch(X=X, y=y)
 
     def tokens(
         self,
@@ -86,6 +83,23 @@ class TokenSelection:
             tokens = generator(seed, e, "tokens", *key)
             xs.append(torch.randn(batch, length, self.d, generator=tokens, dtype=torch.float64))
         return torch.stack(xs)
+
+    def subsets(
+        self,
+        seed: int,
+        replicas: int,
+        batch: int,
+        key: tuple[int | str, ...],
+        *,
+        length: int,
+        first_replica: int = 0,
+    ) -> torch.Tensor:
+        """The subsets of :meth:`sample` alone (``E x B x q``, the same streams)."""
+        ys = []
+        for e in range(first_replica, first_replica + replicas):
+            keys = torch.rand(batch, length, generator=generator(seed, e, "subset", *key))
+            ys.append(keys.argsort(dim=1)[:, : self.q].sort(dim=1).values)
+        return torch.stack(ys)
 
 
 def subset_mask(y: torch.Tensor, length: int) -> torch.Tensor:

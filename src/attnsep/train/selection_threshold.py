@@ -29,8 +29,8 @@ shrinks with the rate); the next one stops the replica. A replica stops, and kee
 at the first of: monitor loss ``<= reached x target x`` uniform (rule ``reached``: the monitor
 loss never rises, so it has succeeded); within ``near_best`` of the ``W = αI`` family's best
 loss at ``(T, q, m_p)`` (``near-best``); a plateau after the annealing (``plateau``); or
-``max_steps`` (``cap``). Success is judged on an independent *eval* draw: loss ``<= target x``
-uniform.
+``max_steps`` (``cap``) (the state: :class:`BoldDriver`). Success is judged on an independent
+*eval* draw: loss ``<= target x`` uniform.
 
 Randomness: replica ``e`` draws batch ``key`` from stream ``(seed, e, "select-threshold", T, q,
 m_p, kind, *key)``; its trajectory does not depend on how many replicas run beside it.
@@ -39,7 +39,7 @@ m_p, kind, *key)``; its trajectory does not depend on how many replicas run besi
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -86,6 +86,86 @@ class Stopping:
         require(self.anneal_factor > 1, f"anneal_factor must be > 1, got {self.anneal_factor!r}")
         int_at_least("max_steps", self.max_steps, self.chunk)
         int_at_least("monitor", self.monitor, 2)
+
+
+@dataclass
+class BoldDriver:
+    """Each replica's rate and stopping state under ``stop`` (module docstring): the rate
+    ``lr`` and its growth factor ``grow`` (``E x 1 x 1``), the monitor loss at ``W = 0`` and
+    after the last kept chunk (``E``), the losses ``reach`` and ``near`` at which ``reached``
+    and ``near-best`` fire, and per replica its rule (``"cap"`` while it trains), steps and
+    plateaus."""
+
+    stop: Stopping
+    lr: torch.Tensor
+    initial: torch.Tensor
+    reach: float
+    near: float
+    grow: torch.Tensor = field(init=False)
+    previous: torch.Tensor = field(init=False)
+    rules: list[str] = field(init=False)
+    steps: list[int] = field(init=False)
+    plateaus: list[int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        E = len(self.initial)
+        self.grow = torch.full((E, 1, 1), self.stop.grow, dtype=torch.float64)
+        self.previous = self.initial
+        self.rules, self.steps = ["cap"] * E, [self.stop.max_steps] * E
+        self.plateaus = [0] * E
+
+    @classmethod
+    def of(
+        cls,
+        stop: Stopping,
+        lr: float,
+        initial: torch.Tensor,
+        target: float,
+        uniform: float,
+        best: float,
+    ) -> BoldDriver:
+        """Before the first chunk: rate ``lr``, monitor loss ``initial``; ``reached`` at
+        ``stop.reached x target x uniform``, ``near-best`` within ``stop.near_best`` of ``best``."""
+        rate = torch.full((len(initial), 1, 1), lr, dtype=torch.float64)
+        return cls(
+            stop, rate, initial, stop.reached * target * uniform, (1 + stop.near_best) * best
+        )
+
+    def going(self, step: int) -> bool:
+        """Whether training goes on after ``step`` steps."""
+        return step < self.stop.max_steps and "cap" in self.rules
+
+    def running(self) -> torch.Tensor:
+        """``E x 1 x 1``: 1 for a replica still training, else 0."""
+        return torch.tensor([r == "cap" for r in self.rules])[:, None, None]
+
+    def judge(
+        self, W: torch.Tensor, start: torch.Tensor, current: torch.Tensor, step: int
+    ) -> torch.Tensor:
+        """After a chunk from ``start`` to ``W`` ending at ``step`` with monitor loss ``current``
+        (``E``): ``W`` with every chunk that made the monitor loss worse undone at half the rate
+        (the others grow it), and each running replica's rule, steps and annealing updated."""
+        stop, previous = self.stop, self.previous
+        worse = ~torch.isfinite(current) | (current > previous)
+        W = torch.where(worse[:, None, None], start, W)
+        self.lr = torch.where(worse[:, None, None], self.lr / 2, self.lr * self.grow)
+        current = torch.where(worse, previous, current)
+        gain = torch.where(worse, math.inf, previous - current)
+        flat = gain < stop.plateau * torch.minimum(current, self.initial - current)
+        rules, steps, plateaus = self.rules, self.steps, self.plateaus
+        for e in (e for e in range(len(rules)) if rules[e] == "cap"):
+            if current[e] <= self.reach:
+                rules[e], steps[e] = "reached", step
+            elif current[e] <= self.near:
+                rules[e], steps[e] = "near-best", step
+            elif flat[e] and plateaus[e] < stop.anneals:
+                plateaus[e] += 1
+                self.lr[e] /= stop.anneal_factor
+                self.grow[e] = 1.0
+            elif flat[e]:
+                rules[e], steps[e] = "plateau", step
+        self.previous = current
+        return W
 
 
 @dataclass(frozen=True)
@@ -164,50 +244,28 @@ def converge(
             return product_losses(W, *data, d).mean(dim=-1)
 
     W = torch.zeros(replicas, m_p, m_p, dtype=torch.float64)
-    lr = torch.full((replicas, 1, 1), training.lr_per_dim * m_p, dtype=torch.float64)
-    grow = torch.full((replicas, 1, 1), stop.grow, dtype=torch.float64)
     monitor = sample(("monitor",), stop.monitor)
-    initial = previous = mean_loss(monitor)
-    rules, steps = ["cap"] * replicas, [stop.max_steps] * replicas
-    plateaus = [0] * replicas
+    driver = BoldDriver.of(
+        stop, training.lr_per_dim * m_p, mean_loss(monitor), target, uniform, best
+    )
     step = 0
-    while step < stop.max_steps and "cap" in rules:
-        running = torch.tensor([r == "cap" for r in rules])[:, None, None]
-        start = W.clone()
+    while driver.going(step):
+        running, start = driver.running(), W.clone()
         for _ in range(stop.chunk):
             W.requires_grad_(True)
             loss = product_losses(W, *sample(("train", step), training.batch), 1).mean(dim=-1)
             (grad,) = torch.autograd.grad(loss.sum(), W)  # of the loss per coordinate
-            W = (W - running * lr * grad).detach()
+            W = (W - running * driver.lr * grad).detach()
             step += 1
-        current = mean_loss(monitor)
-        # bold driver: a chunk that made the monitor loss worse is undone at half the rate
-        worse = ~torch.isfinite(current) | (current > previous)
-        W = torch.where(worse[:, None, None], start, W)
-        lr = torch.where(worse[:, None, None], lr / 2, lr * grow)
-        current = torch.where(worse, previous, current)
-        gain = torch.where(worse, math.inf, previous - current)
-        flat = gain < stop.plateau * torch.minimum(current, initial - current)
-        for e in (e for e in range(replicas) if rules[e] == "cap"):
-            if current[e] <= stop.reached * target * uniform:
-                rules[e], steps[e] = "reached", step
-            elif current[e] <= (1 + stop.near_best) * best:
-                rules[e], steps[e] = "near-best", step
-            elif flat[e] and plateaus[e] < stop.anneals:
-                plateaus[e] += 1
-                lr[e] /= stop.anneal_factor
-                grow[e] = 1.0
-            elif flat[e]:
-                rules[e], steps[e] = "plateau", step
-        previous = current
+        W = driver.judge(W, start, mean_loss(monitor), step)
     with torch.no_grad():
         final = product_losses(W, *sample(("eval",), training.eval_size), d)
     means, stderrs = final.mean(dim=-1), final.std(dim=-1) / math.sqrt(training.eval_size)
     return Converged(
         ratios=(means / uniform).tolist(),
         stderrs=(stderrs / uniform).tolist(),
-        steps=steps,
-        rules=rules,
+        steps=driver.steps,
+        rules=driver.rules,
         family_ratio=best / uniform,
     )
 

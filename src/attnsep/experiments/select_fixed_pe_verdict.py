@@ -1,0 +1,266 @@
+"""B5.6's verdict and its two hypotheses (SPEC Part G, item B5.6; the criterion is stated in
+``select_fixed_pe.Config``'s docstring). Records: per (``pe``, ``seed``, ``T``) a ``loss`` and
+its ``uniform``, with ``train_T``; the ``T = train_T`` records may carry ``curve_steps`` and
+``curve`` (the in-distribution training curve)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..metrics import calibration, stats
+from .base import Record
+from .select_common import fmt_mean, mean_estimate, seed_mean
+
+FIT_BAR = 0.1
+"""Fitting in distribution: fixed PE's loss at ``T`` at most ``0.1 x`` uniform (upper end)."""
+OOD_BAR = 0.5
+"""Failing out of distribution: at least ``0.5 x`` uniform (lower end) at every ``T' >= 2T``;
+generalizing: below it (upper end) at ``2T``; not fitting: at least it at ``T`` (lower end)."""
+MIN_SEEDS = 4
+SPREAD_FLOOR = 1e-3
+"""The least per-seed relative spread a simulation draws with (a run of identical seeds)."""
+PES = ("fixed", "stochastic")
+CRITERION = (
+    f"per PE mode and T', the mean over seeds of the evaluation loss ± 2 s.e., relative to "
+    f"uniform attention: reproduced when fixed PE's loss at T has upper end <= {FIT_BAR} x "
+    f"uniform, its loss at every T' >= 2T has lower end >= {OOD_BAR} x uniform, and at 4T "
+    f"stochastic PE's interval lies entirely below fixed PE's; not reproduced when fixed PE's "
+    f"loss at 2T has upper end < {OOD_BAR} x uniform (it generalizes), or its loss at T has "
+    f"lower end >= {OOD_BAR} x uniform (it does not fit), or at 4T stochastic PE's interval "
+    f"lies entirely above fixed PE's; inconclusive otherwise, or with fewer than {MIN_SEEDS} "
+    "seeds per mode or without T, 2T and 4T (criterion version 1, SPEC Part G)"
+)
+
+
+def summarize(records: list[Record]) -> dict[int, dict[str, Any]]:
+    """Per ``T'``: uniform's loss, each mode's :func:`seed_mean` (``None`` without seeds) and
+    its seed count."""
+    out: dict[int, dict[str, Any]] = {}
+    for length in sorted({r["T"] for r in records}):
+        here = [r for r in records if r["T"] == length]
+        row: dict[str, Any] = {"uniform": here[0]["uniform"], "seeds": {}}
+        for pe in PES:
+            losses = [r["loss"] for r in here if r["pe"] == pe]
+            row["seeds"][pe] = len(losses)
+            row[pe] = seed_mean(losses) if losses else None
+        out[length] = row
+    return out
+
+
+def relative(summary: dict[str, float], scale: float) -> dict[str, float]:
+    """A :func:`seed_mean` summary divided by ``scale``."""
+    return {k: v / scale for k, v in summary.items()}
+
+
+def curve_summary(records: list[Record], pe: str) -> list[tuple[int, dict[str, float]]]:
+    """Per checkpoint step, the mean over seeds of ``pe``'s training loss / uniform at ``T``
+    (empty without curves, e.g. on simulated records)."""
+    runs = [r for r in records if r["pe"] == pe and "curve" in r]
+    if not runs:
+        return []
+    steps = runs[0]["curve_steps"]
+    ratios = np.array([np.asarray(r["curve"]) / r["uniform"] for r in runs])
+    return [(int(s), seed_mean(ratios[:, i].tolist())) for i, s in enumerate(steps)]
+
+
+def _ratio(rows: dict[int, dict[str, Any]], t: int, pe: str, end: str = "mean") -> float:
+    return float(rows[t][pe][end] / rows[t]["uniform"])
+
+
+def _missing(rows: dict[int, dict[str, Any]], T: int) -> str | None:
+    """Why the rows cannot be judged, or ``None``."""
+    needed = [T, 2 * T, 4 * T]
+    absent = [t for t in needed if t not in rows]
+    if absent:
+        return f"needs T' = T, 2T and 4T (T = {T}); {absent} not measured"
+    fewest = min(rows[t]["seeds"][pe] for t in needed for pe in PES)
+    if fewest < MIN_SEEDS:
+        return f"needs both PE modes with at least {MIN_SEEDS} seeds; got {fewest}"
+    return None
+
+
+def judge(rows: dict[int, dict[str, Any]], T: int) -> tuple[str, str]:
+    """The outcome and its reason (criterion in ``select_fixed_pe.Config``)."""
+    missing = _missing(rows, T)
+    if missing:
+        return stats.INCONCLUSIVE, missing
+    far = [t for t in rows if t >= 2 * T]
+    fit = fmt_mean(rows[T]["fixed"], rows[T]["uniform"])
+    at2 = fmt_mean(rows[2 * T]["fixed"], rows[2 * T]["uniform"])
+    at4 = {pe: fmt_mean(rows[4 * T][pe], rows[4 * T]["uniform"]) for pe in PES}
+    if _ratio(rows, 2 * T, "fixed", "high") < OOD_BAR:
+        return stats.NOT_REPRODUCED, f"fixed PE generalizes: its loss at 2T is {at2} x uniform"
+    if _ratio(rows, T, "fixed", "low") >= OOD_BAR:
+        return stats.NOT_REPRODUCED, f"fixed PE does not fit: its loss at T is {fit} x uniform"
+    if _ratio(rows, 4 * T, "stochastic", "low") > _ratio(rows, 4 * T, "fixed", "high"):
+        return stats.NOT_REPRODUCED, (
+            f"fixed PE extrapolates better than stochastic PE at 4T: {at4['fixed']} against "
+            f"{at4['stochastic']} x uniform"
+        )
+    gaps = []
+    if _ratio(rows, T, "fixed", "high") > FIT_BAR:
+        gaps.append(f"fixed PE's loss at T, {fit} x uniform, reaches above {FIT_BAR}")
+    low = [t for t in far if _ratio(rows, t, "fixed", "low") < OOD_BAR]
+    if low:
+        gaps.append(f"fixed PE's interval reaches below {OOD_BAR} x uniform at T' = {low}")
+    if _ratio(rows, 4 * T, "stochastic", "high") >= _ratio(rows, 4 * T, "fixed", "low"):
+        gaps.append(
+            f"at 4T stochastic PE ({at4['stochastic']}) and fixed PE ({at4['fixed']} x uniform) "
+            "overlap"
+        )
+    if not gaps:
+        return stats.REPRODUCED, (
+            f"fixed PE fits at T ({fit} x uniform) and stays at least {OOD_BAR} x uniform at "
+            f"every T' >= 2T ({at2} at 2T), while stochastic PE is below it at 4T "
+            f"({at4['stochastic']} against {at4['fixed']})"
+        )
+    need = (
+        "more steps (the fit) or more seeds would decide"
+        if _ratio(rows, T, "fixed", "high") > FIT_BAR
+        else "more seeds would decide"
+    )
+    return stats.INCONCLUSIVE, "; ".join(gaps) + f" ({need})"
+
+
+def estimates_of(rows: dict[int, dict[str, Any]], records: list[Record], T: int, q: int) -> list:
+    """Each mode's loss / uniform per ``T'``, fixed − stochastic at ``T'`` (``± 2`` combined
+    s.e.), the blind fixed-PE limit (exact) and the in-distribution curves."""
+    from ..exact.blind_pe import blind_ratio
+
+    out = []
+    for t, row in rows.items():
+        u, tag = row["uniform"], f"T'={t} = {t // T}T" if t % T == 0 else f"T'={t}"
+        out += [
+            mean_estimate(f"{pe} PE loss / uniform ({tag})", row[pe], u)
+            for pe in PES
+            if row[pe] is not None
+        ]
+        if row["fixed"] is not None and row["stochastic"] is not None:
+            gap = (row["fixed"]["mean"] - row["stochastic"]["mean"]) / u
+            se = float(np.hypot(row["fixed"]["se"], row["stochastic"]["se"])) / u
+            out.append(stats.estimate(f"fixed − stochastic / uniform ({tag})", gap, *_pm(gap, se)))
+        if t >= T:
+            b = blind_ratio(T, t, q)
+            out.append(stats.estimate(f"blind fixed-PE limit / uniform ({tag}, exact)", b, b, b))
+    for pe in PES:
+        out += [
+            mean_estimate(f"{pe} PE training loss / uniform at T (step {s})", v)
+            for s, v in curve_summary(records, pe)
+        ]
+    return out
+
+
+def _pm(value: float, se: float) -> tuple[float, float]:
+    return value - 2 * se, value + 2 * se
+
+
+def verdict(records: list[Record], config: Any) -> dict:
+    rows = summarize(records)
+    outcome, reason = judge(rows, config.T)
+    estimates = estimates_of(rows, records, config.T, config.q)
+    shown = []
+    for t, row in rows.items():
+        parts = [f"{pe} {fmt_mean(row[pe], row['uniform'])}" for pe in PES if row[pe] is not None]
+        shown.append(f"T'={t}: " + ", ".join(parts) + " x uniform")
+    measured = (
+        f"d={config.d}, T={config.T}, q={config.q}, m_p={config.pe_dim}, {config.steps} steps; "
+        + "; ".join(shown)
+    )
+    return stats.claim(outcome, reason, measured, CRITERION, estimates)
+
+
+# --- hypotheses: the paper's statement and the rival, at the seeds' measured spread --------
+
+Profile = dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
+"""Per mode: the factors ``T'/T`` measured, the mean loss / uniform and the per-seed relative
+s.d. there."""
+
+
+def profile(records: list[Record], T: int) -> Profile:
+    """Each mode's mean loss / uniform and per-seed relative spread (s.d. / mean, at least
+    ``SPREAD_FLOOR``) per factor ``T'/T``."""
+    out: Profile = {}
+    for pe in PES:
+        factors, ratios, spreads = [], [], []
+        for t in sorted({r["T"] for r in records if r["pe"] == pe}):
+            here = [r for r in records if r["T"] == t and r["pe"] == pe]
+            values = np.array([r["loss"] for r in here], dtype=float)
+            spread = values.std(ddof=1) / values.mean() if len(values) > 1 else 0.0
+            factors.append(t / T)
+            ratios.append(values.mean() / here[0]["uniform"])
+            spreads.append(max(SPREAD_FLOOR, float(spread)))
+        if not factors:
+            raise ValueError(f"the records hold no {pe} PE losses to simulate from")
+        out[pe] = (np.array(factors), np.array(ratios), np.array(spreads))
+    return out
+
+
+def _at(measured: Profile, pe: str, factors: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """``pe``'s ratio and spread at ``factors`` (interpolated in ``ln`` factor, held at the
+    ends)."""
+    x, ratios, spreads = measured[pe]
+    at = np.log(np.asarray(factors, dtype=float))
+    return np.exp(np.interp(at, np.log(x), np.log(ratios))), np.interp(at, np.log(x), spreads)
+
+
+def simulate(
+    config: Any, rng: np.random.Generator, levels: dict[str, tuple[np.ndarray, np.ndarray]]
+) -> list[Record]:
+    """One run at ``config``'s ``T``, factors and seeds, in ``run()``'s record format (what the
+    verdict reads): loss = uniform x ratio x ``exp(spread · N(0, 1))`` per mode, seed, ``T'``."""
+    from ..exact.selection_bounds import uniform_attention_loss
+
+    factors = sorted(set(config.factors))
+    lengths = [config.T * f for f in factors]
+    uniform = [float(uniform_attention_loss(t, config.q, config.d)) for t in lengths]
+    records: list[Record] = []
+    for pe in config.pes:
+        ratio, spread = levels[pe]
+        draws = ratio * np.exp(spread * rng.standard_normal((len(config.seeds), len(lengths))))
+        for i, seed in enumerate(config.seeds):
+            records += [
+                {
+                    "pe": pe,
+                    "seed": seed,
+                    "T": t,
+                    "train_T": config.T,
+                    "loss": u * float(r),
+                    "uniform": u,
+                }
+                for t, u, r in zip(lengths, uniform, draws[i], strict=True)
+            ]
+    return records
+
+
+def hypotheses(records: list[Record], config: Any) -> calibration.Hypotheses:
+    """Paper: both modes as measured (fixed PE fits at ``T`` and stays bounded away from zero
+    beyond). Rival: fixed PE generalizes like stochastic PE, its loss / uniform at every
+    ``T' > T`` stochastic PE's measured one (at fixed PE's own spread); each seed log-normal at
+    the measured per-seed spread."""
+    measured = profile(records, config.T)
+
+    def paper(cfg: Any, rng: np.random.Generator) -> list[Record]:
+        factors = sorted(set(cfg.factors))
+        return simulate(cfg, rng, {pe: _at(measured, pe, factors) for pe in PES})
+
+    def rival(cfg: Any, rng: np.random.Generator) -> list[Record]:
+        factors = sorted(set(cfg.factors))
+        levels = {pe: _at(measured, pe, factors) for pe in PES}
+        beyond = np.asarray(factors) > 1
+        fixed, stochastic = levels["fixed"], levels["stochastic"]
+        levels["fixed"] = (np.where(beyond, stochastic[0], fixed[0]), fixed[1])
+        return simulate(cfg, rng, levels)
+
+    spreads = {pe: measured[pe][2] for pe in PES}
+    return calibration.Hypotheses(
+        paper=paper,
+        rival=rival,
+        paper_law="fixed PE fits at T and fails beyond it, stochastic PE extrapolates: both "
+        "modes' loss / uniform per T' as measured",
+        rival_law="fixed PE generalizes like stochastic PE: its loss / uniform at every T' > T "
+        "is stochastic PE's measured one (fixed PE at T as measured)",
+        noise="log-normal per seed with the measured relative s.d. per mode and T': "
+        + ", ".join(f"{pe} {100 * s.min():.2g}-{100 * s.max():.2g}%" for pe, s in spreads.items()),
+    )

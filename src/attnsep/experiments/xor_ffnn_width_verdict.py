@@ -1,0 +1,272 @@
+"""The A7.8 verdict (SPEC Part G, item 2a): ``w*`` and ``P*`` per ``d`` with their bootstrap
+over replicas, both exponents, the criterion (``xor_ffnn_width.Config``) and its error rates
+(``hypotheses``)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..metrics import calibration, stats
+from ..metrics.stats import POWER, FixedPower
+from ..train.search import probe_matrix
+
+Record = dict[str, Any]
+PARAMS_MIN = 0.8
+"""``P*``'s exponent: reproduced needs its lower bound ``>= 0.8``, an upper bound below it
+refutes the claim."""
+WIDTH_FLAT = 0.25
+"""``w*``'s exponent: reproduced needs its upper bound ``< 0.25`` (the width adds at most a
+quarter of the first layer's linear growth)."""
+WIDTH_MAX = 0.5
+"""``w*``'s exponent: a lower bound ``>= 0.5`` refutes the claim (the width itself grows)."""
+MIN_SIZES = 3
+"""Sizes of ``d`` a verdict needs."""
+MIN_SEEDS = 10
+"""Replicas per probe a verdict needs: with fewer, a rate ``>= 0.9`` asks every replica to
+succeed, and ``w*`` measures the slowest replica, not the 90% quantile."""
+RIVAL_ALPHA = 0.5
+"""The rival's width law ``w* = c d^0.5``."""
+
+
+CRITERION = (
+    "per d, w* = the smallest hidden width at which >= 90% of the SGD-trained two-layer ReLU "
+    "replicas reach test sign error <= 1% (doubling from 2, then bisection), P* = w*(d+2)+1; "
+    "alpha_P, alpha_w = exponents of P* = c d^alpha and w* = c d^alpha over >= 3 d's, bootstrap "
+    f"95% intervals over replicas. Reproduced when alpha_P's lower bound >= {PARAMS_MIN} and "
+    f"alpha_w's upper bound < {WIDTH_FLAT}; not reproduced when alpha_P's upper bound < "
+    f"{PARAMS_MIN} or alpha_w's lower bound >= {WIDTH_MAX}; inconclusive otherwise, or with fewer "
+    f"than {MIN_SIZES} d's or {MIN_SEEDS} replicas per probe (criterion "
+    "version 1; alpha_P < 0.8 is unreachable unless w* falls with d: the first layer has >= 2d+5 "
+    "parameters)"
+)
+
+
+def search_record(d: int, evaluate: Callable[[int], np.ndarray], limit: int) -> Record:
+    """The search for ``w*`` at ``d`` with ``evaluate(width)`` (each replica's success):
+    doubling from 2, then bisection (``search.smallest_passing``), plus probes at ``2 w*`` and
+    ``4 w*`` (``xor_thresholds.confirm``) so that a bootstrap draw failing at ``w*`` finds its
+    threshold above instead of reading "not reached"; the record ``run`` stores."""
+    from ..models.mlp import count
+    from ..train.search import smallest_passing
+    from .xor_thresholds import TARGET, confirm
+
+    star, probes = smallest_passing(evaluate, TARGET, 2, limit)
+    probes = confirm(evaluate, star, probes, limit)
+    at = next((p for p in probes if p.size == star), None)
+    low, high = (None, None) if at is None else stats.wilson(at.successes, at.trials)
+    return {
+        "model": "fcn",
+        "d": d,
+        "width_star": star,
+        "params": None if star is None else count(d, star),
+        "success_rate": None if at is None else at.rate,
+        "success_low": low,
+        "success_high": high,
+        "probes": [p.as_record() for p in probes],
+    }
+
+
+def _bounded(value: float, low: float, high: float) -> tuple[float, float, float]:
+    """An estimate whose interval contains its value (a percentile interval of an order
+    statistic may miss the statistic by one grid step)."""
+    if math.isnan(value):
+        return value, low, high
+    return value, min(low, value), max(high, value)
+
+
+def _exponent(ds: list[float], point: list[float], draws: np.ndarray) -> tuple[float, ...]:
+    """``(value, low, high)`` of ``c d^alpha``'s exponent: ``nan`` value when a point is not
+    reached; the lower bound reads ``-inf`` for a draw unreached below the mean ``ln d``."""
+    if len(ds) < 2:
+        return math.nan, math.nan, math.nan
+    value = POWER.fit(ds, point)[1]
+    low = stats.one_sided_exponent(POWER, ds, draws, np.isinf(draws), "low")
+    high = stats.interval(stats.exponent_draws(POWER, ds, draws))[1]
+    return _bounded(value, low, high)
+
+
+def analyse(records: list[Record]) -> dict[str, Any]:
+    """``w*``, ``P*`` per ``d`` with their bootstrap draws (paired: the same resampled replica
+    indices at every ``d``) and intervals, and both exponents."""
+    from .xor_thresholds import BOOTSTRAP_SEED, TARGET
+
+    rows = sorted((r for r in records if r["model"] == "fcn"), key=lambda r: r["d"])
+    ds = [float(r["d"]) for r in rows]
+    w, w_draws = [], []
+    for r in rows:
+        star, draws = stats.threshold_draws(*probe_matrix(r["probes"]), TARGET, seed=BOOTSTRAP_SEED)
+        w.append(star)
+        w_draws.append(draws)
+    wd = np.column_stack(w_draws) if rows else np.empty((0, 0))
+    pd = wd * (np.asarray(ds) + 2) + 1 if rows else wd
+    p = [x * (d + 2) + 1 for x, d in zip(w, ds, strict=True)]
+    out: dict[str, Any] = {"d": ds, "w": w, "P": p, "w_draws": wd, "P_draws": pd}
+    out["w_ci"] = [_bounded(v, *stats.interval(wd[:, i])) for i, v in enumerate(w)]
+    out["P_ci"] = [_bounded(v, *stats.interval(pd[:, i])) for i, v in enumerate(p)]
+    out["alpha_w"] = _exponent(ds, w, wd)
+    out["alpha_P"] = _exponent(ds, p, pd)
+    out["seeds"] = [len(r["probes"][0]["outcomes"]) for r in rows]
+    return out
+
+
+def decide(a: dict[str, Any]) -> str:
+    """The criterion (``Config``) on ``analyse``'s numbers."""
+    if len(a["d"]) < MIN_SIZES or min(a["seeds"]) < MIN_SEEDS:
+        return stats.INCONCLUSIVE
+    (_, p_low, p_high), (_, w_low, w_high) = a["alpha_P"], a["alpha_w"]
+    if p_high < PARAMS_MIN or w_low >= WIDTH_MAX:
+        return stats.NOT_REPRODUCED
+    if p_low >= PARAMS_MIN and w_high < WIDTH_FLAT:
+        return stats.REPRODUCED
+    return stats.INCONCLUSIVE
+
+
+def _stretch(e: tuple[float, ...], below: float, above: float) -> float | None:
+    """How many times wider in ``ln d`` the range must be for the interval ``e = (value, low,
+    high)``, shrinking like ``1 / ln(d_max / d_min)`` about its value, to clear ``below`` (a
+    value under it) or ``above`` (a value over it); ``None`` for a value between the two or
+    not finite."""
+    value, low, high = e
+    if not all(math.isfinite(x) for x in (value, low, high)):
+        return None
+    if value < below:
+        half, gap = high - value, below - value
+    elif value > above:
+        half, gap = value - low, value - above
+    else:
+        return None
+    return max(1.0, half / gap)
+
+
+LARGEST_D_POWER = 40
+"""``deciding_d`` names no ``d`` beyond ``2^40``: an interval that close to a bound decides at no
+size a run could reach."""
+
+
+def deciding_d(a: dict[str, Any]) -> float | None:
+    """The largest ``d`` (a power of 2) at which both exponents' intervals would clear their
+    bounds (``_stretch``: ``alpha_w`` against ``WIDTH_FLAT`` / ``WIDTH_MAX``, ``alpha_P``
+    against ``PARAMS_MIN``); ``None`` when either cannot (a value between the bounds) or only
+    beyond ``2^LARGEST_D_POWER``."""
+    if len(a["d"]) < 2:
+        return None
+    parts = [_stretch(a["alpha_w"], WIDTH_FLAT, WIDTH_MAX)]
+    parts.append(_stretch(a["alpha_P"], PARAMS_MIN, PARAMS_MIN) if "alpha_P" in a else 1.0)
+    if any(p is None for p in parts):
+        return None
+    span = math.log(a["d"][-1] / a["d"][0]) * max(p for p in parts if p is not None)
+    power = math.ceil(math.log2(a["d"][0]) + span / math.log(2))
+    return 2.0**power if power <= LARGEST_D_POWER else None
+
+
+def _table(a: dict[str, Any]) -> str:
+    return "; ".join(
+        f"d={int(d)}: w*={stats.fmt_interval(*wc)}, P*={stats.fmt_interval(pc[0], pc[1], pc[2], 5)}"
+        for d, wc, pc in zip(a["d"], a["w_ci"], a["P_ci"], strict=True)
+    )
+
+
+def _reason(a: dict[str, Any], outcome: str) -> str:
+    ap, aw = (stats.fmt_interval(a[k][0], a[k][1], a[k][2], 2) for k in ("alpha_P", "alpha_w"))
+    said = f"P* grows like d^{ap} while w* grows like d^{aw}"
+    if len(a["d"]) < MIN_SIZES:
+        return f"{len(a['d'])} values of d run, the criterion needs at least {MIN_SIZES}"
+    if min(a["seeds"]) < MIN_SEEDS:
+        return (
+            f"{said}; only {min(a['seeds'])} replicas per probe: the criterion needs at least "
+            f"{MIN_SEEDS} (with fewer, w* is the slowest replica's width)"
+        )
+    if outcome == stats.REPRODUCED:
+        return (
+            f"{said}: linear parameters, from the dense first layer (w*'s exponent < {WIDTH_FLAT})"
+        )
+    if outcome == stats.NOT_REPRODUCED:
+        if a["alpha_w"][1] >= WIDTH_MAX:
+            return said + f": the width itself grows (lower bound >= {WIDTH_MAX})"
+        return said + f": fewer than linear parameters suffice (upper bound < {PARAMS_MIN})"
+    missing = [f"d={int(d)}" for d, w in zip(a["d"], a["w"], strict=True) if not math.isfinite(w)]
+    if missing:
+        said += f"; w* not reached within the width limit at {', '.join(missing)}"
+    where = deciding_d(a)
+    if where is not None:
+        said += f"; d up to about {where:g} (same replicas per probe) would decide"
+    elif WIDTH_FLAT <= a["alpha_w"][0] <= WIDTH_MAX:  # no range decides a value in between
+        said += (
+            f"; the width's exponent lies between {WIDTH_FLAT} and {WIDTH_MAX} (it grows, less "
+            "than the rival's d^0.5): no range of d decides that"
+        )
+    return said
+
+
+def verdict(records: list[Record], config: Any) -> dict:
+    a = analyse(records)
+    outcome = decide(a)
+    estimates = []
+    for d, wc, pc in zip(a["d"], a["w_ci"], a["P_ci"], strict=True):
+        estimates.append(stats.estimate(f"w* (d={int(d)})", *wc))
+        estimates.append(stats.estimate(f"P* (d={int(d)})", *pc))
+    estimates.append(stats.estimate("alpha_P (P* = c d^alpha)", *a["alpha_P"]))
+    estimates.append(stats.estimate("alpha_w (w* = c d^alpha)", *a["alpha_w"]))
+    measured = (
+        f"{_table(a)}; exponents: alpha_P = {stats.fmt_interval(*a['alpha_P'])}, alpha_w = "
+        f"{stats.fmt_interval(*a['alpha_w'])} ({min(a['seeds'], default=0)} replicas per probe)"
+    )
+    return stats.claim(outcome, _reason(a, outcome), measured, CRITERION, estimates)
+
+
+# --- error rates (SPEC Part E) ------------------------------------------------------------------
+
+
+def hypotheses(records: list[Record], config: Any) -> calibration.Hypotheses:
+    """The paper's constant width ``w* = c`` and the rival ``w* = c d^0.5``, each fitted (level
+    only) to the measured ``w*``, simulating runs at ``config``'s sizes and seeds. Each run
+    redraws its parameters from the real run (``redraws_itself``): the law refitted to one
+    bootstrap draw of the ``w*``'s, the success plateau binomially around the pooled rate at the
+    largest probes and the replicas' log-spread from the probes with replicas resampled; per
+    ``d``, log-normal latent thresholds (``0.9 / plateau`` quantile on the law) and failures at
+    the plateau's rate go through the real search (``search_record``)."""
+    from . import xor_thresholds as xt
+
+    a = analyse(records)
+    ds, w = a["d"], a["w"]
+    paper, rival = FixedPower(0.0), FixedPower(RIVAL_ALPHA)
+    fits = {law: xt.law_draws(law, ds, w, a["w_draws"], None) for law in (paper, rival)}  # type: ignore[arg-type]
+    successes, trials = xt.plateau_of(records) if records else (1, 1)
+    probe_sets = [probe_matrix(r["probes"]) for r in records]
+    spread = xt.spread_of(records, "fcn")
+
+    def simulate(law: FixedPower) -> calibration.Simulate:
+        def draw(cfg: Any, rng: np.random.Generator) -> list[Record]:
+            params = fits[law][int(rng.integers(len(fits[law])))]
+            plateau = rng.binomial(trials, successes / trials) / trials
+            quantile = min(xt.TARGET / max(plateau, 1e-9), 0.99)
+            redrawn = xt.resampled_spread(probe_sets, rng) if probe_sets else spread
+            out = []
+            for d in cfg.d_values:
+                value = calibration.fitted_value(law, params, d)
+                latent = calibration.replica_thresholds(value, redrawn, cfg.seeds, quantile, rng)
+                evaluate = xt.plateau_failures(latent, plateau, rng)
+                out.append(search_record(d, evaluate, cfg.width_limit))
+            return out
+
+        return draw
+
+    reached = [(d, x) for d, x in zip(ds, w, strict=True) if math.isfinite(x)]
+    xs, ys = (list(t) for t in zip(*reached, strict=True)) if reached else ([2.0], [2.0])
+    p0, r0 = paper.fit(xs, ys), rival.fit(xs, ys)
+    return calibration.Hypotheses(
+        paper=simulate(paper),
+        rival=simulate(rival),
+        paper_law=f"w* = {math.exp(p0[0]):.3g} at every d "
+        "(constant width, fitted to the measured w*; each simulated run refits it to a bootstrap "
+        "draw)",
+        rival_law=f"w* = {math.exp(r0[0]):.3g} d^{RIVAL_ALPHA} (fitted alike)",
+        noise=f"per-replica latent widths, log-normal with log-spread {spread:.3g} read from the "
+        "probes (redrawn per run, replicas resampled); success plateau "
+        f"{successes}/{trials} at the largest probes (redrawn binomially per run)",
+        redraws_itself=True,
+    )
