@@ -113,3 +113,16 @@ def test_a_sweep_stopped_early_stops_its_workers_and_runs_nothing_more():
     rows.close()
     assert time.monotonic() - started < 15
     assert not any(running(p) for p in workers)
+
+
+def blas_settings() -> dict[str, str | None]:
+    return {name: os.environ.get(name) for name in executors.BLAS_THREADS}
+
+
+def test_pool_workers_run_one_blas_thread_unless_told_otherwise(monkeypatch):
+    for name in executors.BLAS_THREADS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "3")  # a user's own setting is kept
+    with executors.spawn_pool(1) as pool:
+        seen = pool.submit(blas_settings).result()
+    assert seen == {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "3"}

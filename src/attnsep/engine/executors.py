@@ -179,9 +179,19 @@ ORPHAN_POLL = 1.0
 """Seconds between a pool worker's checks that the process that started it is alive."""
 
 
+BLAS_THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+"""The variables that size numpy's BLAS thread pool when it loads."""
+
+
 def spawn_pool(size: int) -> ProcessPoolExecutor:
     """A pool of ``size`` fresh (``spawn``) processes that exit with this one
-    (:func:`exit_with_parent`): the sweep's workers, and the report's judges."""
+    (:func:`exit_with_parent`): the sweep's workers, and the report's judges. Their BLAS runs
+    ``THREADS_PER_JOB`` threads as their torch does (``BLAS_THREADS`` set in the environment
+    they inherit, unless already set): workers that each start one BLAS thread per core
+    oversubscribe the cores, which made a least-squares job 6x slower on 2 cores (59 s
+    against 10 s, two workers at once)."""
+    for name in BLAS_THREADS:
+        os.environ.setdefault(name, str(THREADS_PER_JOB))
     return ProcessPoolExecutor(
         size,
         mp_context=get_context("spawn"),
