@@ -110,6 +110,8 @@ OVERHEAD_BOUND = {
     "take 0.23-0.33 s, nearly all fixed cost; read from them alone its rate predicts the "
     "standard jobs at 0.14x (measured when the quick and standard timings were published again "
     "from one run each of the same code)",
+    "fixed-pe": "its eight quick jobs (one per seed and PE mode, 200 steps) take 0.17-0.24 s at "
+    "two work counts 11% apart, within the timing noise of the floor: they show no rate",
     "separation-select": "its three quick jobs (T = 8, 16, 32) take 0.36-0.62 s, nearly all "
     "fixed cost; read from them alone its rate predicts the standard jobs at 0.09x (their "
     "off-subset products are all drawn up to T - q = 128, and beyond it the law evaluator's "
