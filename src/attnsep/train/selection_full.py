@@ -60,9 +60,8 @@ from ..core.validate import int_at_least, one_of, positive_finite, require
 from ..exact import products
 from ..exact.family import best_family_loss
 from ..exact.selection_bounds import uniform_attention_loss
-from .search import Probe, smallest_passing
 from .selection import law_draws, sampled_law_terms
-from .selection_threshold import RATE, BoldDriver, Stopping, family_threshold
+from .selection_threshold import BoldDriver, Stopping, family_threshold, search_from_family
 
 
 @dataclass(frozen=True)
@@ -239,19 +238,13 @@ def full_threshold(
     every probe). Each probe record keeps every replica's outcome, loss ratio, steps, stopping
     rule, content share and cosine. Without ``family_start`` the search starts at 2 and the
     family's threshold is not computed (``family_m`` is ``None``)."""
-    runs: dict[int, FullConverged] = {}
-
-    def evaluate(m_p: int) -> list[bool]:
-        if m_p not in runs:
-            runs[m_p] = converge_full(T, q, m_p, d, replicas, seed, training, target)
-        return [r <= target for r in runs[m_p].ratios]
-
     family = cached_family_threshold(T, q, target, m_limit, training.kind) if family_start else None
-    start = max(2, (family or 4) // 2)
-    m_star, _ = smallest_passing(evaluate, RATE, start, m_limit)
-    if m_star == start and start > 2:
-        m_star, _ = smallest_passing(evaluate, RATE, 2, start)
-    probes = [Probe(m, tuple(r <= target for r in runs[m].ratios)) for m in sorted(runs)]
+    m_star, probes = search_from_family(
+        lambda m_p: converge_full(T, q, m_p, d, replicas, seed, training, target),
+        target,
+        max(2, (family or 4) // 2),
+        m_limit,
+    )
     return {
         "T": T,
         "q": q,
@@ -261,5 +254,5 @@ def full_threshold(
         "target": target,
         "replicas": replicas,
         "solver": "sgd-full",
-        "probes": [{**p.as_record(), **vars(runs[p.size])} for p in probes],
+        "probes": [{**p.as_record(), **vars(run)} for p, run in probes],
     }

@@ -39,6 +39,7 @@ m_p, kind, *key)``; its trajectory does not depend on how many replicas run besi
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -344,6 +345,28 @@ def population_threshold(
     }
 
 
+def search_from_family(
+    converged: Callable[[int], Any], target: float, start: int, m_limit: int
+) -> tuple[int | None, list[tuple[Probe, Any]]]:
+    """``m_p*`` by ``search.smallest_passing`` from ``start`` (half the family's threshold: a
+    trained selector is not expected below it, so the cheap small widths are skipped), repeated
+    from 2 should that start pass, reusing every probe; ``converged(m_p)`` trains one width and
+    returns a run with per-replica loss ``ratios``. Also every probe with its run, by width."""
+    runs: dict[int, Any] = {}
+
+    def evaluate(m_p: int) -> list[bool]:
+        if m_p not in runs:
+            runs[m_p] = converged(m_p)
+        return [r <= target for r in runs[m_p].ratios]
+
+    m_star, _ = smallest_passing(evaluate, RATE, start, m_limit)
+    if m_star == start and start > 2:
+        m_star, _ = smallest_passing(evaluate, RATE, 2, start)
+    return m_star, [
+        (Probe(m, tuple(r <= target for r in runs[m].ratios)), runs[m]) for m in sorted(runs)
+    ]
+
+
 def trained_threshold(
     T: int,
     q: int,
@@ -355,26 +378,17 @@ def trained_threshold(
     m_limit: int = 2048,
 ) -> dict:
     """``m_p*``: the smallest width whose converged selectors reach ``target`` x uniform in a
-    ``RATE`` share of the replicas (``search.smallest_passing``: doubling, then bisection to a
-    step of 1). Each probe record keeps every replica's outcome and ratio, the steps used and
-    the stopping rule, so the bootstrap (``stats.threshold_draws``) needs no recomputation.
-
-    The search starts at half the family's threshold ``m_p^fam`` (a trained selector is not
-    expected below it, so the cheap small widths are skipped); should that start pass, the
-    search is repeated from 2, reusing every probe already trained."""
-    runs: dict[int, Converged] = {}
-
-    def evaluate(m_p: int) -> list[bool]:
-        if m_p not in runs:
-            runs[m_p] = converge(T, q, m_p, d, replicas, seed, training, target)
-        return [r <= target for r in runs[m_p].ratios]
-
+    ``RATE`` share of the replicas (:func:`search_from_family`: doubling, then bisection to a
+    step of 1, from half the family's threshold ``m_p^fam``). Each probe record keeps every
+    replica's outcome and ratio, the steps used and the stopping rule, so the bootstrap
+    (``stats.threshold_draws``) needs no recomputation."""
     family = family_threshold(T, q, target, m_limit, training.kind, seed)
-    start = max(2, (family or m_limit) // 2)
-    m_star, _ = smallest_passing(evaluate, RATE, start, m_limit)
-    if m_star == start and start > 2:
-        m_star, _ = smallest_passing(evaluate, RATE, 2, start)
-    probes = [Probe(m, tuple(r <= target for r in runs[m].ratios)) for m in sorted(runs)]
+    m_star, probes = search_from_family(
+        lambda m_p: converge(T, q, m_p, d, replicas, seed, training, target),
+        target,
+        max(2, (family or m_limit) // 2),
+        m_limit,
+    )
     return {
         "T": T,
         "q": q,
@@ -384,7 +398,7 @@ def trained_threshold(
         "target": target,
         "replicas": replicas,
         "training": asdict(training),
-        "probes": [{**p.as_record(), **asdict(runs[p.size])} for p in probes],
+        "probes": [{**p.as_record(), **asdict(run)} for p, run in probes],
     }
 
 
