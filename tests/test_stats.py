@@ -476,3 +476,16 @@ def test_fixed_power_fits_one_constant_and_refits_as_it_predicts():
     ns = [40 * d for d in ds]
     both = stats.compare_laws(stats.FixedPower(1.0), law, ds, ns, ns, ns, grid="half-octave")
     assert both["decided"] == "paper"
+
+
+def test_holding_widens_an_interval_to_its_finite_value_only():
+    assert stats.holding(5.0, 1.0, 4.0) == (5.0, 1.0, 5.0)
+    assert stats.holding(0.5, 1.0, 4.0) == (0.5, 0.5, 4.0)
+    assert stats.holding(math.inf, 1.0, 4.0) == (math.inf, 1.0, 4.0)
+
+
+def test_rate_difference_is_newcombes_hybrid_score_interval():
+    a, b = (0.8, *stats.wilson(16, 20)), (0.5, *stats.wilson(10, 20))
+    diff, low, high = stats.rate_difference(a, b)
+    assert diff == pytest.approx(0.3) and low < diff < high
+    assert low == pytest.approx(0.3 - math.hypot(a[0] - a[1], b[2] - b[0]))

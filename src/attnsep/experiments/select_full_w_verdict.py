@@ -51,8 +51,7 @@ def mean_interval(values: list[float], seed: int = 0) -> tuple[float, float, flo
     if len(x) < 2:
         return float(x.mean()), float(x.mean()), float(x.mean())
     draws = stats.bootstrap([x], lambda s: float(s[0].mean()), seed=seed)
-    low, high = stats.interval(draws)
-    return float(x.mean()), min(low, float(x.mean())), max(high, float(x.mean()))
+    return stats.holding(float(x.mean()), *stats.interval(draws))
 
 
 def kappas(record: Record) -> dict[str, float]:

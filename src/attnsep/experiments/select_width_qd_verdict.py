@@ -85,10 +85,7 @@ def d_slopes(ds: list[int], rows: np.ndarray) -> np.ndarray:
 def with_interval(point: float, draws: np.ndarray) -> tuple[float, float, float]:
     """``(point, low, high)``: the bootstrap 95% interval, widened to hold the point where a
     bounded statistic (an absolute error near 0) puts it outside."""
-    low, high = stats.interval(draws)
-    if math.isfinite(point):
-        low, high = min(low, point), max(high, point)
-    return point, low, high
+    return stats.holding(point, *stats.interval(draws))
 
 
 def q_errors(qs: list[int], levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -181,8 +181,7 @@ def extreme(values: np.ndarray, largest: bool) -> tuple[float, float, float]:
         return float(draw[0].max() if largest else draw[0].min())
 
     value = pick([values])
-    low, high = stats.interval(stats.bootstrap([values], pick))
-    return value, min(low, value), max(high, value)
+    return stats.holding(value, *stats.interval(stats.bootstrap([values], pick)))
 
 
 def estimates_of(r: Record, a: dict) -> list[dict]:

@@ -177,9 +177,7 @@ def cell_estimates(series: dict[int, Series]) -> list[dict]:
 def bounded(name: str, value: float, low: float, high: float) -> dict:
     """An estimate whose interval is widened, where a percentile interval misses it, to hold the
     value (a quantile of few replicas can sit at the edge of its bootstrap range)."""
-    if math.isfinite(value):
-        low, high = min(low, value), max(high, value)
-    return stats.estimate(name, value, low, high)
+    return stats.estimate(name, *stats.holding(value, low, high))
 
 
 def decide(series: dict[int, Series], span: dict | None, steps: list[float]) -> tuple[str, str]:

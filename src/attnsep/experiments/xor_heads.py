@@ -352,10 +352,8 @@ def verdict(records: list[Record], config: Config) -> dict:
 def rate_difference(a: Record, b: Record) -> tuple[float, float, float]:
     """``a``'s on-target rate minus ``b``'s with Newcombe's hybrid score 95% interval, built
     from the two Wilson intervals (independent replicas)."""
-    pa, la, ha = a["on_target_rate"], a["on_target_low"], a["on_target_high"]
-    pb, lb, hb = b["on_target_rate"], b["on_target_low"], b["on_target_high"]
-    diff = pa - pb
-    return diff, diff - math.hypot(pa - la, hb - pb), diff + math.hypot(ha - pa, pb - lb)
+    keys = ("on_target_rate", "on_target_low", "on_target_high")
+    return stats.rate_difference(tuple(a[k] for k in keys), tuple(b[k] for k in keys))
 
 
 Pair = tuple[Record, Record, tuple[float, float, float]]

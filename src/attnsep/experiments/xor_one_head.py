@@ -93,9 +93,8 @@ def run(config: Config) -> list[Record]:
 def mean_estimate(name: str, values: list[float]) -> dict:
     """The mean over replicas with its bootstrap 95% interval."""
     x = np.asarray(values, dtype=float)
-    low, high = stats.interval(stats.bootstrap([x], lambda s: float(s[0].mean())))
-    mean = float(x.mean())
-    return stats.estimate(name, mean, min(low, mean), max(high, mean))
+    draws = stats.bootstrap([x], lambda s: float(s[0].mean()))
+    return stats.estimate(name, *stats.holding(float(x.mean()), *stats.interval(draws)))
 
 
 def best_loss(arm: str, d: int) -> float:

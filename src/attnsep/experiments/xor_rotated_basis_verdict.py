@@ -4,7 +4,6 @@ loss beside its expressivity ceiling; the finding's text and the figure's panels
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -32,12 +31,7 @@ def rate(successes: int, trials: int) -> dict[str, float]:
 def newcombe(a: dict[str, float], b: dict[str, float]) -> tuple[float, float, float]:
     """``a``'s rate minus ``b``'s with Newcombe's hybrid score 95% interval (from the two Wilson
     intervals; independent replicas)."""
-    diff = a["rate"] - b["rate"]
-    return (
-        diff,
-        diff - math.hypot(a["rate"] - a["low"], b["high"] - b["rate"]),
-        diff + math.hypot(a["high"] - a["rate"], b["rate"] - b["low"]),
-    )
+    return stats.rate_difference((a["rate"], a["low"], a["high"]), (b["rate"], b["low"], b["high"]))
 
 
 def median_interval(values: list[float], seed: int = 0) -> tuple[float, float, float]:
@@ -56,8 +50,7 @@ def ratio_interval(top: list[float], bottom: list[float]) -> tuple[float, float,
 
 def _around(value: float, draws: np.ndarray) -> tuple[float, float, float]:
     """``value`` and the percentile interval of its bootstrap ``draws``, widened to hold it."""
-    low, high = stats.interval(draws)
-    return value, min(low, value), max(high, value)
+    return stats.holding(value, *stats.interval(draws))
 
 
 def _point(record: Record, success_loss: float) -> dict[str, Any]:

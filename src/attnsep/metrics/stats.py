@@ -186,6 +186,25 @@ def interval(values: np.ndarray, level: float = LEVEL) -> tuple[float, float]:
     return float(ends[low]), float(ends[high])
 
 
+def holding(value: float, low: float, high: float) -> tuple[float, float, float]:
+    """``(value, low, high)`` with the interval widened to hold a finite ``value``: a percentile
+    interval of a bounded statistic (an order statistic, an extreme, an error near 0) can miss
+    the statistic itself by a grid step."""
+    if math.isfinite(value):
+        low, high = min(low, value), max(high, value)
+    return value, low, high
+
+
+def rate_difference(
+    a: tuple[float, float, float], b: tuple[float, float, float]
+) -> tuple[float, float, float]:
+    """Rate ``a`` minus rate ``b``, each ``(rate, low, high)`` with its Wilson interval, with
+    Newcombe's hybrid score 95% interval (independent replicas)."""
+    (pa, la, ha), (pb, lb, hb) = a, b
+    diff = pa - pb
+    return diff, diff - math.hypot(pa - la, hb - pb), diff + math.hypot(ha - pa, pb - lb)
+
+
 # --- thresholds over stored probes ---------------------------------------------------------
 
 
