@@ -242,11 +242,7 @@ EXPERIMENT = register(
         figure=figure,
         verdict=verdict,
         split=split,
-        kind="claim",
-        section="the papers' claims",
-        version=1,
         hypotheses=hypotheses,
-        criterion_version=1,
         tuned_on=(0, 3),
         presets={
             "quick": {

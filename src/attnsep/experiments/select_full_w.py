@@ -267,11 +267,7 @@ EXPERIMENT = register(
         verdict=verdict,
         split=split,
         hypotheses=hypotheses,
-        kind="claim",
-        section="the papers' claims",
         tuned_on=(0, 3),
-        criterion_version=1,
-        version=1,
         presets={
             "quick": {
                 "pe_dims": [16, 32],

@@ -328,9 +328,6 @@ EXPERIMENT = register(
         verdict=verdict,
         split=split,
         kind="finding",
-        section="the papers' claims",
-        version=1,
-        criterion_version=1,
         tuned_on=(0, 3),
         presets={
             "quick": {

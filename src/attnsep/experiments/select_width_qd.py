@@ -322,10 +322,6 @@ EXPERIMENT = register(
         verdict=verdict,
         split=split,
         hypotheses=hypotheses,
-        kind="claim",
-        section="the papers' claims",
-        version=1,
-        criterion_version=1,
         tuned_on=(0, 3),
         presets={
             "quick": {

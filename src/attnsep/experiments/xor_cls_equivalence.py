@@ -376,11 +376,7 @@ EXPERIMENT = register(
         verdict=verdict,
         split=split,
         hypotheses=hypotheses,
-        kind="claim",
-        section="the papers' claims",
         tuned_on=(0, 3),
-        criterion_version=1,
-        version=1,
         presets={
             "quick": {"sizes": [(8, 4), (16, 8), (64, 16)], "seeds": 8, "steps": 10},
             "standard": {

@@ -227,8 +227,6 @@ EXPERIMENT = register(
         kind="finding",
         section="controls and baselines",
         tuned_on=(0, 3),
-        criterion_version=1,
-        version=1,
         presets={
             "quick": {"d_values": [64, 256], "seeds": 32, "budget": 20},
             "standard": {"d_values": [64, 256, 1024, 4096], "seeds": 64, "budget": 50},

@@ -277,8 +277,6 @@ EXPERIMENT = register(
         kind="finding",
         section="controls and baselines",
         tuned_on=(0, 3),
-        criterion_version=1,
-        version=1,
         work=work,
         peak=peak,
         # One core, master seed 0: quick about 2 s of CPU, standard 59 s (the MLP 47 s of it,
