@@ -27,11 +27,12 @@ SLOW_FIXED = {
 }
 
 
-def spawn(args: list[str], cwd: Path, **kwargs: Any) -> subprocess.Popen:
-    """Start ``attnsep ARGS`` as another process in its own session (its group can be killed)."""
+def spawn(args: list[str], cwd: Path, prelude: str = "", **kwargs: Any) -> subprocess.Popen:
+    """Start ``attnsep ARGS`` as another process in its own session (its group can be killed);
+    ``prelude``: Python lines run before the command (a test's patch of the library)."""
     env = {**os.environ, "PYTHONHASHSEED": "random"}
     return subprocess.Popen(
-        [sys.executable, "-c", CLI, *args],
+        [sys.executable, "-c", f"{prelude}\n{CLI}", *args],
         cwd=cwd,
         env=env,
         text=True,

@@ -129,13 +129,28 @@ app = typer.Typer(
 )
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised where the command is, so that it stops as after Ctrl-C: temporary files
+    are removed, workers stopped, the store closed. (The default action ends the process at
+    once, leaving e.g. a half-written temporary file beside the report.)"""
+
+
+def terminate(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: user mistakes become ``error: ...`` on stderr and exit code 2; the
-    library's warnings (e.g. a long run) one ``note: ...`` line each."""
+    library's warnings (e.g. a long run) one ``note: ...`` line each; SIGTERM is one
+    ``error: terminated`` line and exit code 143, after the command's cleanup."""
+    import signal
+    import threading
     import warnings
 
     warnings.showwarning = lambda message, *_: print(f"note: {message}", file=sys.stderr)
     command = typer.main.get_command(app)
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, terminate) if on_main_thread else None
     try:
         code = command.main(args=argv, prog_name="attnsep", standalone_mode=False)
     except typer.TyperException as err:
@@ -149,4 +164,10 @@ def main(argv: list[str] | None = None) -> None:
     except (typer.Abort, KeyboardInterrupt):
         sys.stderr.write("error: interrupted\n")
         sys.exit(130)
+    except Terminated:
+        sys.stderr.write("error: terminated\n")
+        sys.exit(128 + signal.SIGTERM)
+    finally:
+        if previous is not None:  # a program calling main() (the tests) gets its own back
+            signal.signal(signal.SIGTERM, previous)
     sys.exit(code if isinstance(code, int) else 0)

@@ -96,21 +96,44 @@ def writable_target(path: str | os.PathLike[str], suffix: str, *, default: bool 
     return target
 
 
+def _umask() -> int:
+    """The process's umask (read by setting it and putting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], object]) -> Path:
     """Call ``write(handle)`` on a temporary file beside ``path``, then rename it to ``path``.
     The folder must exist (nothing else is created)."""
-    target = Path(path)
-    existing_folder(target.parent)
-    prefix = f".{target.name[:200]}."  # a name near the system's limit leaves room for the rest
-    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=target.parent)
+    return atomic_writes({path: write})[0]
+
+
+def atomic_writes(
+    writers: dict[str | os.PathLike[str], Callable[[IO[bytes]], object]],
+) -> list[Path]:
+    """:func:`atomic_write` for files that belong together (a report's ``claims.json`` and
+    ``index.html``): every file is written to its temporary file first, and only then are
+    they all renamed, so a failure or a signal while writing leaves each file as it was, never
+    a new one beside an old one. The folders must exist; the paths written are returned."""
+    temporary: list[tuple[str, Path]] = []
     try:
-        with os.fdopen(fd, "wb") as handle:
-            write(handle)
-        os.replace(tmp, target)
+        for path, write in writers.items():
+            target = Path(path)
+            existing_folder(target.parent)
+            prefix = f".{target.name[:200]}."  # a name near the limit leaves room for the rest
+            fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=target.parent)
+            temporary.append((tmp, target))
+            os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 would make the file private
+            with os.fdopen(fd, "wb") as handle:
+                write(handle)
+        for tmp, target in temporary:
+            os.replace(tmp, target)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        for tmp, _ in temporary:
+            Path(tmp).unlink(missing_ok=True)
         raise
-    return target
+    return [target for _, target in temporary]
 
 
 def save_npz(path: str | os.PathLike[str], **arrays: npt.ArrayLike) -> Path:

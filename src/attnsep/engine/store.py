@@ -9,19 +9,21 @@ first row.
 A store knows it is ours: its header carries :data:`APPLICATION_ID` and the schema version
 (``PRAGMA application_id`` / ``user_version``; the ``meta`` row ``schema`` says the same). A
 file is inspected read-only before anything is written to it, so another program's database,
-a file that is not SQLite, or a store of a newer schema is refused with one line and left
-byte for byte as it was. A store from before the stamp (only the ``meta`` row) is stamped in
-one transaction when opened for writing; read-only opening (:meth:`Store.open_read`) never
-creates, stamps or alters a file.
+a file that is not SQLite, a damaged one (its pages are checked) or a store of a newer schema
+is refused with one line and left byte for byte as it was. A full disk stops a write with one
+line; the rows stored before stay whole. A store from before the stamp (only the ``meta`` row)
+is stamped in one transaction when opened for writing; read-only opening
+(:meth:`Store.open_read`) never creates, stamps or alters a file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote
@@ -94,6 +96,13 @@ def _while_contended(action: Callable[[], object]) -> None:
         pause = min(2 * pause, 0.25)
 
 
+def _rollback(db: sqlite3.Connection) -> None:
+    """Undo ``db``'s open transaction. After some errors (a full disk) SQLite has already
+    rolled it back itself, and a second ``ROLLBACK`` would raise and hide the first error."""
+    if db.in_transaction:
+        db.execute("ROLLBACK")
+
+
 def _reader(path: Path) -> sqlite3.Connection:
     """A connection that cannot write to ``path`` and leaves no side files next to it.
 
@@ -128,11 +137,27 @@ def inspect(path: str | Path) -> State:
     try:
         db = _reader(path)
         try:
-            return _state_of(db, name)
+            state = _state_of(db, name)
+            _check_pages(db, name)
+            return state
         finally:
             db.close()
     except sqlite3.DatabaseError as err:
         raise ValueError(f"store {name!r} is not a readable SQLite database ({err})") from None
+
+
+def _check_pages(db: sqlite3.Connection, name: str) -> None:
+    """Refuse (one ``ValueError`` line) a database whose pages do not hold together.
+
+    A file damaged past its header and schema (a disk error, a partial copy) still opens and
+    names its tables; without this check the first query that reads the damage fails with
+    SQLite's own traceback, possibly after the command wrote to the file. ``quick_check``
+    reads every page once (milliseconds for tens of megabytes) and writes nothing."""
+    found = [row[0] for row in db.execute("PRAGMA quick_check(1)")]
+    if found != ["ok"]:
+        lines = [line for text in found for line in str(text).splitlines()]
+        problem = next((line for line in lines if not line.startswith("***")), "damaged")
+        raise ValueError(f"store {name!r} is damaged ({problem}); restore it from a copy")
 
 
 def _state_of(db: sqlite3.Connection, name: str) -> State:
@@ -251,16 +276,32 @@ class Store:
                 )
             self.db.execute("COMMIT")
         except BaseException:
-            self.db.execute("ROLLBACK")
+            _rollback(self.db)
             raise
 
     def _writing(self) -> None:
         require(self.writable, f"store {str(self.path)!r} is open read-only")
 
+    @contextlib.contextmanager
+    def _room(self) -> Iterator[None]:
+        """A write that finds the disk full (or the file at its size limit) is one
+        ``ValueError`` line naming the store: the rows written before are whole, and the same
+        command rerun once there is room computes only the jobs still missing."""
+        try:
+            yield
+        except sqlite3.OperationalError as err:
+            if getattr(err, "sqlite_errorcode", 0) & 0xFF != sqlite3.SQLITE_FULL:
+                raise
+            raise ValueError(
+                f"store {str(self.path)!r} cannot grow ({err}); make room and rerun: "
+                "the jobs stored are kept"
+            ) from None
+
     def remember(self, key: str, value: Any) -> None:
         """Keep a small JSON value under ``key`` (e.g. the last reproduction's preset)."""
         self._writing()
-        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+        with self._room():
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
 
     def recall(self, key: str) -> Any:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -316,21 +357,22 @@ class Store:
         )
         values = [encoded.get(c) for c in columns]
         self._writing()
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            self.db.execute(
-                "DELETE FROM jobs WHERE config_hash = ? AND status = 'failed'",
-                (row["config_hash"],),
-            )
-            cursor = self.db.execute(
-                f"INSERT OR IGNORE INTO jobs ({', '.join(columns)}) "
-                f"VALUES ({', '.join('?' * len(columns))})",
-                values,
-            )
-            self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
+        with self._room():
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.execute(
+                    "DELETE FROM jobs WHERE config_hash = ? AND status = 'failed'",
+                    (row["config_hash"],),
+                )
+                cursor = self.db.execute(
+                    f"INSERT OR IGNORE INTO jobs ({', '.join(columns)}) "
+                    f"VALUES ({', '.join('?' * len(columns))})",
+                    values,
+                )
+                self.db.execute("COMMIT")
+            except BaseException:
+                _rollback(self.db)
+                raise
         return cursor.rowcount == 1
 
     def rows(

@@ -6,6 +6,7 @@ or changed, so loading the experiments leaves a notebook's plotting as it was. I
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -68,9 +69,14 @@ def figure(path: Path, ncols: int = 1, width: float = 5.5, height: float = 4.0) 
         sink.append(fig)
         return
     make_folder(path.parent)
-    tmp = path.with_name(f".{path.name}.tmp.png")
-    fig.savefig(tmp, dpi=DPI, pil_kwargs=dict(PNG))
-    tmp.replace(path)
+    # a temporary file of this process's own: two reports written into one folder at once
+    # would otherwise write into one file, and the second rename would find it gone
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.png")
+    try:
+        fig.savefig(tmp, dpi=DPI, pil_kwargs=dict(PNG))
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _share_mathtext(renderer) -> None:

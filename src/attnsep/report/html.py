@@ -10,7 +10,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from ..core.io import atomic_write, make_folder
+from ..core.io import atomic_writes, make_folder
 
 BADGES = {
     "reproduced": "ok",
@@ -91,12 +91,17 @@ def render(claims: list[dict[str, Any]], preset: str) -> str:
 
 
 def write_report(claims: list[dict[str, Any]], preset: str, out: Path) -> tuple[Path, Path]:
-    """``out/index.html`` and ``out/claims.json`` (``out`` is made if missing, one level)."""
+    """``out/index.html`` and ``out/claims.json`` (``out`` is made if missing, one level),
+    replaced together: a report stopped while writing keeps both previous files."""
     make_folder(out)
     index, table = out / "index.html", out / "claims.json"
     stable = [{k: v for k, v in c.items() if k != "seconds"} for c in claims]  # no timings
     text = json.dumps({"preset": preset, "claims": stable}, indent=2, allow_nan=False) + "\n"
-    atomic_write(table, lambda handle: handle.write(text.encode()))
     page = render(claims, preset)
-    atomic_write(index, lambda handle: handle.write(page.encode()))
+    atomic_writes(
+        {
+            table: lambda handle: handle.write(text.encode()),
+            index: lambda handle: handle.write(page.encode()),
+        }
+    )
     return index, table
