@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from common import VENV_BIN, fmt_bytes, row, run_child
+from common import ROOT, VENV_BIN, fmt_bytes, row, run_child
 
 from attnsep.engine.store import Store
 
@@ -48,6 +49,11 @@ def reproduction(
                 jobs[r["experiment"]] += 1
                 failed += r["status"] != "done"
             store.close()
+            # kept (results/ is not versioned): its timings can be published
+            # (bench/publish_timings.py) without running the preset again
+            kept = ROOT / "results" / f"bench-{preset}.sqlite"
+            kept.parent.mkdir(exist_ok=True)
+            shutil.copyfile(store_path, kept)
     total_jobs = sum(seconds.values())
     top = ", ".join(
         f"{name} {secs:.1f} s ({jobs[name]} jobs)" for name, secs in seconds.most_common(5)
