@@ -203,6 +203,21 @@ def test_xor_sets_come_from_the_task_sampler(samples: int | None) -> None:
     torch.testing.assert_close(result.test_loss, (f - y).pow(2).mean(dim=1), rtol=1e-12, atol=0)
 
 
+def test_test_set_chunks_are_the_task_sampler_draw() -> None:
+    """The test set, expanded ``EVAL_ROWS`` rows at a time into one buffer, is
+    :meth:`SparseParity.draw`'s (bytes, flips and labels), also for ``d`` not a multiple of 8."""
+    from attnsep.train.fcn.xor import _sample_chunks
+
+    task = SparseParity(d=13, noise=0.2)
+    support = task.supports(0, 2)
+    n = 2 * loop.EVAL_ROWS + 100
+    x, y = task.draw(support, [generator(0, e, "check") for e in range(2)], n)
+    gens = [generator(0, e, "check") for e in range(2)]
+    chunks = [(c.clone(), labels) for c, labels in _sample_chunks(task, support, gens, n, x.dtype)]
+    assert torch.equal(torch.cat([c for c, _ in chunks], dim=1), x)
+    assert torch.equal(torch.cat([labels for _, labels in chunks], dim=1), y)
+
+
 def test_divergence_is_a_clear_error() -> None:
     with pytest.raises(Diverged, match="lower lr"):
         train_xor(XorFCNConfig(d=16, width=64, replicas=2, optimizer="sgd", lr=1e6, steps=200))

@@ -194,3 +194,17 @@ def test_model_rejects_a_bad_output_sign(sign: int) -> None:
     # f = sign * prod_h (gamma_h . x) with sign in {+1, -1} (SPEC A2, as SparseParity checks)
     with pytest.raises(ValueError, match=f"sign must be \\+1 or -1, got {sign}"):
         QueryHeads(torch.zeros(1, 3, 2, dtype=torch.float64), sign=sign)
+
+
+@pytest.mark.parametrize(("d", "m"), [(20000, 8), (3001, 97)])
+def test_row_blocked_scores_are_the_whole_product(d: int, m: int) -> None:
+    """The scores taken over row blocks of ``V`` are bitwise those of one product over all
+    rows (each score is a dot product over its own row), a partial last block included."""
+    from attnsep.embeddings import per_replica_matmul
+    from attnsep.models.query_heads import SCORE_ELEMENTS, row_blocked_scores
+
+    assert d > SCORE_ELEMENTS // m  # more than one block
+    V = sphere_embeddings(0, 2, d, m)
+    theta = torch.randn(2, 3, m, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    whole = per_replica_matmul(theta, V.transpose(1, 2))
+    assert torch.equal(row_blocked_scores(theta, V), whole)

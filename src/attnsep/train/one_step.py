@@ -7,6 +7,7 @@ comes from its own streams, so the results do not depend on the batch split.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
 
 import numpy as np
 import torch
@@ -65,6 +66,14 @@ REPLICA_FIELDS = tuple(
 """The per-replica arrays of a result that every run fills (``embeddings`` only when kept)."""
 
 
+@lru_cache(maxsize=4096)
+def _support(task: SparseParity, seed: int, replica: int) -> torch.Tensor:
+    """Replica ``replica``'s row of ``task.supports``: each row is drawn and sorted alone, and a
+    width search (``search.smallest_passing``) asks for the same replicas at every probe, where
+    the draw (a permutation of ``d``) would be repeated."""
+    return task.supports(seed, 1, first_replica=replica)[0]
+
+
 def prepare_replicas(
     config: OneStepConfig,
     first: int,
@@ -95,7 +104,7 @@ def prepare_replicas(
         )
     model = QueryHeads(V, config.attention, config.sign)
     if config.support is None:
-        support = task.supports(config.seed, count, first_replica=first)
+        support = torch.stack([_support(task, config.seed, e) for e in range(first, first + count)])
     else:
         support = task.fixed_support(list(config.support), count)
     theta = initial_queries(config.seed, count, config.k, config.m, config.init, first).to(

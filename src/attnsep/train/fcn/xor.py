@@ -11,14 +11,16 @@ every ``CHECK_EVERY`` steps).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import torch
 
 from ...configs import XorFCNConfig
 from ...models.mlp import MLP
-from ...tasks.parity import BYTE_SIGNS, SparseParity, random_words_
+from ...tasks.parity import BYTE_SIGNS, SparseParity, random_bytes, random_words_
 from .loop import (
+    EVAL_ROWS,
     Batches,
     Done,
     LossFn,
@@ -69,12 +71,45 @@ def _perfect(
 ) -> Done:
     """Early stopping: done once all ``VAL_SAMPLES`` validation samples are classified right."""
     x, _ = task.draw(support, gens, VAL_SAMPLES, dtype=dtype)
-    clean = task.labels(x, support)
+    held = {"running": torch.arange(x.shape[0]), "x": x, "clean": task.labels(x, support)}
 
     def done(net: MLP, running: torch.Tensor) -> torch.Tensor:
-        return _sign_error(predict(net, x[running]), clean[running]) == 0
+        # The set of the running replicas only: it shrinks, once per stop, rather than a copy
+        # of E x VAL_SAMPLES x d at every check.
+        if not torch.equal(held["running"], running):
+            keep = torch.searchsorted(held["running"], running)
+            held.update(running=running, x=held["x"][keep], clean=held["clean"][keep])
+        return _sign_error(predict(net, held["x"]), held["clean"]) == 0
 
     return done
+
+
+def _sample_chunks(
+    task: SparseParity,
+    support: torch.Tensor,
+    gens: list[torch.Generator],
+    n: int,
+    dtype: torch.dtype,
+) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+    """The ``n`` samples :meth:`SparseParity.draw` gives (the same random bytes, flips and
+    labels), ``EVAL_ROWS`` rows of every replica at a time, expanded into one reused buffer:
+    the whole ``E x n x d`` set is never held (its fresh memory cost more than the net)."""
+    width = (task.d + 7) // 8
+    raw = torch.stack([random_bytes(g, n * width).view(n, width) for g in gens])
+    flips = None
+    if task.noise > 0:
+        uniforms = [torch.rand(n, generator=g, dtype=torch.float64) for g in gens]
+        flips = torch.stack(uniforms) < task.noise
+    signs = BYTE_SIGNS.to(dtype)
+    E, rows = len(gens), min(n, EVAL_ROWS)
+    buffer = torch.empty(E * rows * width * 8, dtype=dtype)
+    for i in range(0, n, rows):
+        chunk = raw[:, i : i + rows]
+        size = chunk.numel() * 8
+        out = buffer[:size].view(-1, 8)
+        x = torch.index_select(signs, 0, chunk.reshape(-1).long(), out=out)
+        x = x.view(E, chunk.shape[1], -1)[..., : task.d]
+        yield x, task.labels(x, support, None if flips is None else flips[:, i : i + rows])
 
 
 def _fresh_batches(
@@ -98,6 +133,7 @@ def _fresh_batches(
     cols = (batch + 7) // 8
     words = torch.empty(E, (d * cols + 7) // 8, dtype=torch.int64)
     signs = torch.empty(E, d, cols * 8, **move)
+    index = torch.empty(E * d * cols, dtype=torch.long, device=move["device"])
     table = BYTE_SIGNS.to(**move)
     support = support.to(move["device"])
 
@@ -108,8 +144,9 @@ def _fresh_batches(
             random_words_(words[i], gens[e])
             if task.noise > 0:
                 flips.append(torch.rand(batch, generator=gens[e], dtype=torch.float64) < task.noise)
-        raw = words[:n].view(torch.uint8)[:, : d * cols].reshape(-1).to(move["device"])
-        torch.index_select(table, 0, raw.long(), out=signs[:n].view(-1, 8))
+        raw = words[:n].view(torch.uint8)[:, : d * cols].reshape(-1)
+        idx = index[: raw.numel()].copy_(raw)  # widened into a reused buffer
+        torch.index_select(table, 0, idx, out=signs[:n].view(-1, 8))
         x = signs[:n, :, :batch].transpose(1, 2)
         flipped = torch.stack(flips).to(move["device"]) if flips else None
         return x, task.labels(x, support[running.to(support.device)], flipped)
@@ -132,11 +169,13 @@ def part(cfg: XorFCNConfig, move: dict) -> TaskPart[XorFCNResult]:
     per_sample = xor_loss(cfg.loss)
 
     def evaluate(model: MLP, losses: torch.Tensor, steps_run: torch.Tensor) -> XorFCNResult:
-        x, y = task.draw(support, streams(cfg, "fcn-test"), cfg.test_samples, dtype=move["dtype"])
-        f = predict(model, x).cpu().double()
+        gens, parts = streams(cfg, "fcn-test"), []
+        for x, y in _sample_chunks(task, support, gens, cfg.test_samples, move["dtype"]):
+            parts.append((predict(model, x).cpu().double(), y, task.labels(x, support)))
+        f, y, clean = (torch.cat(part, dim=1) for part in zip(*parts, strict=True))
         test_loss = row_means(per_sample(f, y))
         require_finite(test_loss, "test loss", cfg)
-        test_error = _sign_error(f, task.labels(x, support))
+        test_error = _sign_error(f, clean)
         device = str(model.weights[0].device)
         return XorFCNResult(cfg, support, model, test_error, test_loss, steps_run, losses, device)
 
