@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -79,6 +80,11 @@ def records_by_hash(rows: list[dict[str, Any]]) -> dict[str, Any]:
     hashes = [r["config_hash"] for r in rows]
     assert len(hashes) == len(set(hashes)), "a job is stored more than once"
     return {r["config_hash"]: r["records"] for r in rows}
+
+
+def file_digest(path: Path) -> str:
+    """The SHA-256 of a file's bytes: whether a command left it byte for byte as it was."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def one_line(text: str) -> bool:

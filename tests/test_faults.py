@@ -22,7 +22,7 @@ from attnsep.engine.jobs import expand_grid, jobs_for
 from attnsep.engine.store import Store
 from attnsep.engine.sweep import run_sweep
 from attnsep.experiments import base
-from engine_support import attnsep, raw_rows, records_by_hash, run_cli, spawn
+from engine_support import attnsep, file_digest, raw_rows, records_by_hash, run_cli, spawn
 
 EXPERIMENT = "one-step"  # its quick preset: six jobs of a fraction of a second each
 
@@ -44,10 +44,6 @@ def reproduced(tmp_path_factory) -> Reproduced:
     )
     assert result.returncode == 0, result.stderr
     return Reproduced(store, report)
-
-
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def stored_records(path: Path) -> dict:
@@ -96,7 +92,7 @@ def test_a_damaged_store_is_refused_in_one_line_and_left_as_it_was(
 ):
     bad = tmp_path / "bad.sqlite"
     bad.write_bytes(damaged(reproduced.store, damage))
-    before = digest(bad)
+    before = file_digest(bad)
     args = {
         "reproduce": ["reproduce", "--only", EXPERIMENT, "--executor", "inline", "--quiet"],
         "report": ["report", "--workers", "1"],
@@ -108,7 +104,7 @@ def test_a_damaged_store_is_refused_in_one_line_and_left_as_it_was(
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: store "), detail
     assert str(bad) in lines[0], detail
-    assert digest(bad) == before  # not a byte written, not even by SQLite when opening it
+    assert file_digest(bad) == before  # not a byte written, not even by SQLite when opening it
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.sqlite"]  # no -wal, no report
 
 

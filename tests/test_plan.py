@@ -18,7 +18,7 @@ from attnsep.engine.store import Store
 from attnsep.engine.sweep import run_sweep
 from attnsep.experiments import base
 from attnsep.report.claims import planned_jobs
-from engine_support import TINY, attnsep, one_line, raw_rows
+from engine_support import TINY, attnsep, file_digest, one_line, raw_rows
 
 TINY_SET = [a for k, v in TINY.items() for a in ("--set", f"{k}={json.dumps(v)}")]
 
@@ -56,10 +56,6 @@ def sweep_plan(store, *extra: str) -> dict:
     )
     assert result.returncode == 0, result.stderr
     return result.json()
-
-
-def fingerprint(path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def no_computing(monkeypatch):
@@ -124,7 +120,7 @@ def test_plan_of_a_stored_sweep_counts_it_and_computes_nothing(tmp_path, monkeyp
     assert run_sweep(tiny_jobs(), store, "inline").computed == 2
     seconds = sorted(r["seconds"] for r in store.rows())
     store.close()
-    before, rows = fingerprint(path), raw_rows(path)
+    before, rows = file_digest(path), raw_rows(path)
     no_computing(monkeypatch)
     monkeypatch.setattr(planning, "calibrate", no_calibration)
 
@@ -134,7 +130,7 @@ def test_plan_of_a_stored_sweep_counts_it_and_computes_nothing(tmp_path, monkeyp
     assert found["stored_cpu_seconds"] == pytest.approx(sum(seconds))
     assert found["workers"] == 1 and found["rough"] is False
     assert found["startup_seconds"] == planning.published_startup()  # no job to run: wall 0
-    assert raw_rows(path) == rows and fingerprint(path) == before
+    assert raw_rows(path) == rows and file_digest(path) == before
 
 
 def test_estimate_uses_the_stored_seconds_of_the_same_config(tmp_path, monkeypatch):
@@ -167,7 +163,7 @@ def test_reproduce_plan_counts_jobs_per_experiment_for_each_preset(tmp_path, mon
     store = Store(path)
     run_sweep(heads[:2], store, "inline")
     store.close()
-    before = fingerprint(path)
+    before = file_digest(path)
     no_computing(monkeypatch)
     monkeypatch.setattr(planning, "PUBLISHED_TIMINGS", tmp_path / "none.json")
     names = ["one-step", "head-specialization"]
@@ -191,7 +187,7 @@ def test_reproduce_plan_counts_jobs_per_experiment_for_each_preset(tmp_path, mon
         assert "wall estimate on 1 inline worker: unknown" in result.stdout
         if preset == "quick":
             assert "the 2 stored jobs took" in result.stdout
-    assert fingerprint(path) == before
+    assert file_digest(path) == before
 
 
 def test_published_timings_come_after_the_store_and_before_the_calibration(tmp_path, monkeypatch):

@@ -4,7 +4,6 @@ refused, and a stored store from before the stamp migrated (written) or read as 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import sqlite3
@@ -14,7 +13,7 @@ import pytest
 
 from attnsep import api
 from attnsep.engine.store import APPLICATION_ID, SCHEMA_VERSION, Store, inspect
-from engine_support import TINY, attnsep, one_line
+from engine_support import TINY, attnsep, file_digest, one_line
 
 DATA = Path(__file__).parent / "data"
 OLD_STORE = DATA / "store_v1_unstamped.sqlite"
@@ -23,10 +22,6 @@ OLD_STORE = DATA / "store_v1_unstamped.sqlite"
 reproduction."""
 OLD_STORE_SHA256 = "450a610d8668cbe0cabbf55f79ab8a3ababa3f329cba6f0122aa532f158cd871"
 TINY_SET = [a for k, v in TINY.items() for a in ("--set", f"{k}={json.dumps(v)}")]
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def listing(folder: Path) -> set[str]:
@@ -120,9 +115,9 @@ def test_a_new_store_is_stamped_in_its_header(tmp_path):
     ]
     db.close()
     assert inspect(path) == "current"
-    before = sha256(path)
+    before = file_digest(path)
     Store(path).close()  # reopening a current store writes nothing
-    assert sha256(path) == before
+    assert file_digest(path) == before
 
 
 def test_an_empty_file_becomes_a_store_when_written_never_when_read(tmp_path):
@@ -143,12 +138,12 @@ def test_an_empty_file_becomes_a_store_when_written_never_when_read(tmp_path):
 def test_a_foreign_file_is_refused_and_left_unchanged(tmp_path, kind, opener):
     make, words = FOREIGN[kind]
     path = make(tmp_path / "x.sqlite")
-    before, files = sha256(path), listing(tmp_path)
+    before, files = file_digest(path), listing(tmp_path)
     with pytest.raises(ValueError) as err:
         opener(path)
     message = str(err.value)
     assert one_line(message) and words in message and str(path) in message, message
-    assert sha256(path) == before and listing(tmp_path) == files  # no -wal / -shm left
+    assert file_digest(path) == before and listing(tmp_path) == files  # no -wal / -shm left
 
 
 @pytest.mark.parametrize("kind", FOREIGN)
@@ -159,12 +154,12 @@ def test_cli_refuses_a_foreign_store_exit_2_bytes_unchanged(
     make, words = FOREIGN[kind]
     monkeypatch.chdir(tmp_path)
     path = make(tmp_path / "x.sqlite")
-    before, files = sha256(path), listing(tmp_path)
+    before, files = file_digest(path), listing(tmp_path)
     code, out, err = attnsep(*COMMANDS[command], "--store", "x.sqlite")
     assert code == 2, err
     assert out == "" and err.startswith("error: ") and err.count("\n") == 1, err
     assert "'x.sqlite'" in err and words in err, err
-    assert sha256(path) == before, "the foreign file was changed"
+    assert file_digest(path) == before, "the foreign file was changed"
     assert listing(tmp_path) == files, sorted(listing(tmp_path) - files)
 
 
@@ -180,10 +175,10 @@ def test_cli_refuses_a_foreign_store_exit_2_bytes_unchanged(
 )
 def test_api_reads_refuse_a_foreign_store(tmp_path, read):
     path = foreign_wal(tmp_path / "x.sqlite")
-    before, files = sha256(path), listing(tmp_path)
+    before, files = file_digest(path), listing(tmp_path)
     with pytest.raises(ValueError, match="another program"):
         read(path)
-    assert sha256(path) == before and listing(tmp_path) == files
+    assert file_digest(path) == before and listing(tmp_path) == files
 
 
 # ---------------------------------------------------------------- read-only uses
@@ -225,12 +220,12 @@ def test_reading_a_store_leaves_its_bytes_and_no_side_files(tmp_path, monkeypatc
     code, _, err = attnsep("sweep", "one-step", *TINY_SET, "--executor", "inline", "--quiet")
     assert code == 0, err
     path = tmp_path / "results" / "attnsep.sqlite"  # the default location: results/ is made
-    before, files = sha256(path), listing(tmp_path)
+    before, files = file_digest(path), listing(tmp_path)
     assert attnsep("runs", "list", "--json").returncode == 0
     assert attnsep("runs", "show", "1").returncode == 0
     plan = attnsep("sweep", "one-step", *TINY_SET, "--plan", "--json", "--calibration", "0")
     assert plan.returncode == 0 and plan.json()["stored"] == plan.json()["jobs"] > 0
-    assert sha256(path) == before and listing(tmp_path) == files
+    assert file_digest(path) == before and listing(tmp_path) == files
     with pytest.raises(ValueError, match="read-only"):
         Store.open_read(path).remember("x", 1)
 
@@ -253,7 +248,7 @@ def newer(path: Path, where: str) -> Path:
 @pytest.mark.parametrize("where", ["user_version", "meta"])
 def test_a_newer_schema_is_refused_and_left_unchanged(tmp_path, monkeypatch, where):
     path = newer(tmp_path / "n.sqlite", where)
-    before = sha256(path)
+    before = file_digest(path)
     for opener in (Store, Store.open_read):
         with pytest.raises(ValueError) as err:
             opener(path)
@@ -264,7 +259,7 @@ def test_a_newer_schema_is_refused_and_left_unchanged(tmp_path, monkeypatch, whe
     for command in (["runs", "list"], ["sweep", "one-step", *TINY_SET, "--executor", "inline"]):
         code, _, err = attnsep(*command, "--store", "n.sqlite")
         assert code == 2 and f"schema {SCHEMA_VERSION + 1}" in err, err
-    assert sha256(path) == before
+    assert file_digest(path) == before
 
 
 # ---------------------------------------------------------------- a store from before the stamp
@@ -279,7 +274,7 @@ def old_rows() -> list[tuple]:
 
 
 def test_the_stored_old_store_is_as_committed():
-    assert sha256(OLD_STORE) == OLD_STORE_SHA256
+    assert file_digest(OLD_STORE) == OLD_STORE_SHA256
     assert header(OLD_STORE) == (0, 0)
     assert [(r[0], r[2], r[5]) for r in old_rows()] == [
         (1, "a" * 24, "done"),
@@ -309,7 +304,7 @@ def test_an_old_store_is_read_as_it_is(tmp_path, monkeypatch):
     assert [r["id"] for r in listed.json()["runs"]] == [1, 2, 3]
     assert attnsep("runs", "export", "--format", "csv", "--store", "old.sqlite").returncode == 0
     assert (tmp_path / "results" / "runs.csv").read_text().count("\n") == 4  # header + records
-    assert sha256(path) == OLD_STORE_SHA256 and header(path) == (0, 0)
+    assert file_digest(path) == OLD_STORE_SHA256 and header(path) == (0, 0)
     assert not Path(f"{path}-wal").exists() and not Path(f"{path}-shm").exists()
 
 
@@ -330,7 +325,7 @@ def test_an_old_store_is_stamped_when_opened_for_writing_and_keeps_its_rows(tmp_
     assert again.put({k: v for k, v in row.items() if k != "id"})
     assert [r["id"] for r in again.rows()] == [1, 2, 3, 4]
     again.close()
-    assert sha256(OLD_STORE) == OLD_STORE_SHA256  # the committed file itself is untouched
+    assert file_digest(OLD_STORE) == OLD_STORE_SHA256  # the committed file itself is untouched
 
 
 def test_a_store_in_a_missing_folder_is_refused_and_nothing_made(tmp_path, monkeypatch):
