@@ -124,12 +124,16 @@ def test_the_written_help_is_the_commands_help() -> None:
 
 
 def test_list_names_what_the_registry_holds() -> None:
-    """``attnsep list`` reads every experiment's name, claim, title and paper from its source;
-    they are the registry's, and every source writes them out (else ``list`` loads numpy)."""
+    """``attnsep list`` reads every experiment's name, claim, title, paper and companions from
+    its source; they are the registry's, and every source writes them out (else ``list`` loads
+    numpy)."""
     from attnsep.experiments import FIELDS, MODULES, base, declared, load_all
 
     load_all()
-    registry = {e.name: {f: getattr(e, f) for f in FIELDS} for e in base.REGISTRY.values()}
+    registry = {
+        e.name: {**{f: getattr(e, f) for f in FIELDS}, "companions": list(e.companions)}
+        for e in base.REGISTRY.values()
+    }
     found = [declared(module) for module in MODULES]
     assert all(found) and {item["name"]: item for item in found} == registry
 

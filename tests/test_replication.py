@@ -14,7 +14,6 @@ from attnsep.report.replication import (
     combine,
     most_varying,
     needed,
-    opening,
     publish,
     seeds_for,
 )
@@ -81,6 +80,7 @@ def test_combine_publishes_agreement_and_names_what_varies():
     assert "reproduced on seeds 4, 6, 8" in reason and "inconclusive on seeds 5, 7" in reason
     assert "varies most: m*(d=256) (12, 32, 13, 30, 12 on seeds 4, 5, 6, 7, 8)" in reason
     assert "; seed 5 (inconclusive): inconclusive here; seed 7 (inconclusive)" in reason
+    assert unstable["summary"] == "reproduced 3, inconclusive 2 of 5 seeds"
     assert check["verdict"] == stats.CONFIRMED and check["replication"]["agreement"] == "5/5"
 
 
@@ -94,8 +94,9 @@ def test_the_published_entry_is_a_seed_that_reached_the_verdict():
 
 
 def test_a_long_reason_is_quoted_to_a_word():
-    assert opening("a" * 10 + " b" * 300, 40) == "aaaaaaaaaa b b b b b b b b b b b b b b …"
-    assert opening("short.", 40) == "short"
+    assert stats.clipped("a" * 10 + " b" * 300, 40) == "aaaaaaaaaa b b b b b b b b b b b b b b…"
+    assert len(stats.clipped("a" * 10 + " b" * 300, 40)) <= 40
+    assert stats.clipped("short.", 40) == "short"
 
 
 def test_most_varying_skips_missing_and_constant_estimates():

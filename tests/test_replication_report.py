@@ -22,7 +22,7 @@ SOURCE_TEXT = (
     "error rates pre-registered on the standard run of master seed 3 (exploratory), "
     "criterion version 2"
 )
-PLAIN_COLUMNS = ("claim", "kind", "title", "verdict", "power / false pass", "reason")
+PLAIN_COLUMNS = ("claim", "verdict", "power/fp", "title · reason")
 
 
 def docs_builder():
@@ -129,40 +129,35 @@ def test_html_without_replication_shows_no_seeds_and_no_source():
     assert "<td>–</td>" in mixed  # the entry judged on one seed, in the seeds column
 
 
-def test_terminal_table_has_the_agreement_and_fits_100_columns():
+def test_terminal_table_has_the_agreement_and_fits_80_columns():
     from rich.console import Console
 
     (table,) = claims({"claims": replicated()})
-    assert table.columns == ("claim", "kind", "title", "verdict", "seeds", *PLAIN_COLUMNS[4:])
-    assert [row[4] for row in table.rows] == ["4/5", "3/5"]
-    assert [row[3] for row in table.rows] == [stats.REPRODUCED, stats.UNSTABLE]
-    assert table.styles[1][3] == VERDICT_COLORS[stats.UNSTABLE]
+    assert table.columns == ("claim", "verdict", "seeds", *PLAIN_COLUMNS[2:])
+    assert [row[2] for row in table.rows] == ["4/5", "3/5"]
+    assert [row[1] for row in table.rows] == [stats.REPRODUCED, stats.UNSTABLE]
+    assert table.styles[1][1] == VERDICT_COLORS[stats.UNSTABLE]
+    assert table.details[1] == "reproduced 3, not reproduced 2 of 5 seeds"
     others = {VERDICT_COLORS[v] for v in (*stats.OUTCOMES, *stats.CHECK_OUTCOMES, stats.FINDING)}
     assert VERDICT_COLORS[stats.UNSTABLE] not in others
 
     mixed = [*replicated(), {**plain()[1], "verdict": stats.NOT_REPRODUCED}]
     (table,) = claims({"claims": mixed})
-    assert table.rows[2][4] == "-"
-    fitted = table.fit(100)
-    assert fitted.columns == table.columns  # nothing left out at 100 columns
-    out = Console(width=100, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+    assert table.rows[2][2] == "-"
+    fitted = table.fit(80)
+    assert fitted.columns == table.columns  # nothing left out at 80 columns
+    out = Console(width=80, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
     out.print(fitted.rich())
     text = out.export_text()
-    assert max(len(line) for line in text.splitlines()) <= 100
+    assert max(len(line) for line in text.splitlines()) <= 80
     assert "4/5" in text and "unstable" in text
 
 
-def test_terminal_table_without_replication_is_unchanged():
+def test_terminal_table_without_replication_has_no_seeds_column():
     (table,) = claims({"claims": plain()})
     assert table.columns == PLAIN_COLUMNS
-    assert table.rows[0] == (
-        "A1",
-        "claim",
-        "claim A1",
-        "reproduced",
-        "0.91 / 0.02",
-        "reproduced here",
-    )
+    assert table.rows[0] == ("A1", "reproduced", "0.91/0.02", "claim A1")
+    assert table.details[0] == "reproduced here"
 
 
 def write_report(folder: Path, entries: list[dict]) -> Path:

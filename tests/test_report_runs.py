@@ -71,6 +71,7 @@ def coin(monkeypatch, tmp_path):
     exp = base.Experiment(
         name=NAME,
         claim="X1",
+        companions=("X1b",),
         title="Coins land heads",
         paper="Coins land heads most of the time.",
         config_type=CoinConfig,

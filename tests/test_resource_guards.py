@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 
@@ -90,7 +91,7 @@ def test_a_sweep_whose_largest_job_cannot_fit_is_refused_before_a_store_exists(
     """Its experiment's ``peak``: one-step's is its largest step's, fcn-selection's its widest
     FCN's; a Ray cluster's machines are not checked against this one."""
     from attnsep.engine.jobs import Job
-    from attnsep.engine.sweep import check_memory
+    from attnsep.engine.memory import check_memory
     from attnsep.experiments import base
 
     free = resources.BASELINE_BYTES + 100 * 2**20  # 100 MB besides the process's own
@@ -105,7 +106,10 @@ def test_a_sweep_whose_largest_job_cannot_fit_is_refused_before_a_store_exists(
     job = base.get("one-step").config("quick", **big).model_dump(mode="json")
     largest = max(OneStepConfig(d=2**20, m=m, seeds=2).peak_bytes() for m in (4, 64))
     assert base.get("one-step").peak(job) == largest
-    check_memory([Job("one-step", job)], "ray")  # not this machine: no check
-    fcn = base.get("fcn-selection").config("quick", settings=[[16, 4, 2]], width_fractions=[0.5, 2])
+    ray = SimpleNamespace(name="ray", workers=1)
+    check_memory([Job("one-step", job)], ray, "sizes")  # not this machine: no check
+    fcn = base.get("fcn-selection").config(
+        "quick", settings=[[16, 4, 2]], width_fractions=[0.5, 2], kinds=["fcn"]
+    )
     widest = SelectionFCNConfig(d=4, T=16, q=2, width=128, replicas=fcn.fcn_replicas, steps=1)
     assert base.get("fcn-selection").peak(fcn.model_dump(mode="json")) == widest.peak_bytes()

@@ -544,8 +544,9 @@ def _fcn_seconds(config: XorFCNConfig | SelectionFCNConfig) -> float:
 
 def experiments() -> list[dict[str, str]]:
     """The registered experiments, one per claim of SPEC A7, B5, C (``attnsep list``): each
-    one's ``name``, ``claim``, ``title`` and ``paper`` (the paper's statement), as plain dicts;
-    read from the sources, so this loads neither numpy nor torch."""
+    one's ``name``, ``claim``, ``title``, ``paper`` (the paper's statement) and
+    ``companions`` (the further entries it may judge), as plain dicts; read from the sources,
+    so this loads neither numpy nor torch."""
     from .experiments import catalog
 
     return [dict(item) for item in catalog()]
@@ -569,7 +570,8 @@ def show(name: str) -> dict[str, Any]:
         ..., ``choices``, and those of a list's ``items`` and a dict's ``keys`` and ``values``;
         ``help``), ``presets`` (per preset the fields it sets) with ``preset_help``, and
         ``cost`` (per preset its ``jobs`` and estimated ``cpu_seconds``, from the published
-        timings and the cost model only: ``None`` where they have none).
+        timings and the cost model only: ``None`` where they have none; and ``peak_bytes``,
+        the memory its largest job holds).
     """
     from .engine.jobs import check_experiment
 

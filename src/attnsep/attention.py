@@ -1,11 +1,11 @@
 """Attention maps ``sigma``: scores ``s = V theta`` (last axis, length ``d``) to weights (SPEC A2).
 
-Each map is one function registered by name with its :class:`Properties`, the traits A7.3b asks
-which of decide learning (SPEC Part E). ``softmax`` is the exact map of the papers, ``linear``
-and ``erf`` the component-wise substitutes they compare against; the others (SPEC Part D, A7.3
-and A7.3b) pull softmax's traits apart: normalized or not, shift-invariant or not, light, heavy or
-zero tails, and softmax at other temperatures. Every map is computed stably (no overflow, no
-``0 / 0``, finite gradients at large scores) and differentiable by autograd.
+Each map is one function registered by name, with its :class:`Properties` where declared: the
+traits A7.3b asks which of decide learning (SPEC Part E). ``softmax`` is the exact map of the
+papers, ``linear`` and ``erf`` the component-wise substitutes they compare against; the others
+(SPEC Part D, A7.3 and A7.3b) pull softmax's traits apart: normalized or not, shift-invariant or
+not, light, heavy or zero tails, and softmax at other temperatures. Every map is computed stably
+(no overflow, no ``0 / 0``, finite gradients at large scores) and differentiable by autograd.
 """
 
 from __future__ import annotations
@@ -50,13 +50,19 @@ ATTENTION: dict[str, AttentionMap] = {}
 PROPERTIES: dict[str, Properties] = {}
 
 
-def register(name: str, properties: Properties) -> Callable[[AttentionMap], AttentionMap]:
-    """Decorator adding an attention map and its properties to the registry under ``name``;
-    from then on every config, API function and experiment accepts ``attention=name``."""
+def register(
+    name: str, properties: Properties | None = None
+) -> Callable[[AttentionMap], AttentionMap]:
+    """Decorator adding an attention map to the registry under ``name``, with its properties
+    if declared; from then on every config, API function and experiment accepts
+    ``attention=name``. A map without properties runs everywhere; A7.3b's property study
+    leaves it out (and says so)."""
 
     def add(fn: AttentionMap) -> AttentionMap:
         ATTENTION[name] = fn
-        PROPERTIES[name] = properties
+        PROPERTIES.pop(name, None)
+        if properties is not None:
+            PROPERTIES[name] = properties
         if name not in ATTENTION_MAPS:
             ATTENTION_MAPS.append(name)
         return fn
@@ -67,7 +73,8 @@ def register(name: str, properties: Properties) -> Callable[[AttentionMap], Atte
 def unregister(name: str) -> None:
     """Remove the map registered as ``name`` (e.g. one a notebook registered for a try)."""
     one_of("attention", name, sorted(ATTENTION))
-    del ATTENTION[name], PROPERTIES[name]
+    del ATTENTION[name]
+    PROPERTIES.pop(name, None)
     ATTENTION_MAPS.remove(name)
 
 
@@ -76,9 +83,9 @@ def get(name: str) -> AttentionMap:
     return ATTENTION[one_of("attention", name, sorted(ATTENTION))]
 
 
-def properties(name: str) -> Properties:
-    """The properties declared with the map registered as ``name``."""
-    return PROPERTIES[one_of("attention", name, sorted(PROPERTIES))]
+def properties(name: str) -> Properties | None:
+    """The properties declared with the map registered as ``name`` (``None``: none declared)."""
+    return PROPERTIES.get(one_of("attention", name, sorted(ATTENTION)))
 
 
 def shifted(scores: torch.Tensor) -> torch.Tensor:
@@ -252,7 +259,7 @@ def entmax15(scores: torch.Tensor) -> torch.Tensor:
 
 def tempered(base: str, temperature: float) -> str:
     """Register ``base`` applied to ``scores / temperature`` as ``'{base}-t{temperature:g}'``, with
-    ``base``'s properties; returns the name."""
+    ``base``'s properties (if declared); returns the name."""
     name = f"{base}-t{temperature:g}"
     fn = ATTENTION[base]
 
@@ -260,7 +267,8 @@ def tempered(base: str, temperature: float) -> str:
         return fn(scores / temperature)
 
     scaled.__doc__ = f"``{base}(s / {temperature:g})`` (A7.3b: a temperature of {base})."
-    props = dataclasses.replace(PROPERTIES[base], temperature=temperature, base=base)
+    own = PROPERTIES.get(base)
+    props = own and dataclasses.replace(own, temperature=temperature, base=base)
     register(name, props)(scaled)
     return name
 

@@ -29,6 +29,8 @@ JUDGES = typer.Option(
 )
 STORE = typer.Option(STORE_PATH, "--store", help="Results database.")
 OUT = typer.Option(REPORT_FOLDER, "--out", help="Report folder.")
+CLAIM_HELP = "Print this entry in full (e.g. A7.3b): reason, measured values, criterion."
+CLAIM = typer.Option(None, "--claim", help=CLAIM_HELP)
 PLAN_HELP = "Print the jobs, how many are stored, estimated CPU and wall time; store nothing."
 PLAN = typer.Option(False, "--plan", help=PLAN_HELP)
 CALIBRATION_HELP = "With --plan: seconds per experiment timing jobs no timing covers (0: none)."
@@ -172,12 +174,23 @@ def runs_export(
     console(stderr=True).print(f"{count} records -> {target}")
 
 
-def report(out: Path = OUT, store_path: Path = STORE, workers: int | None = JUDGES) -> None:
+def report(
+    out: Path = OUT,
+    store_path: Path = STORE,
+    workers: int | None = JUDGES,
+    claim: str | None = CLAIM,
+    as_json: bool = JSON,
+) -> None:
     """Rebuild the report of the last reproduction from the store (nothing is recomputed)."""
     from .. import api
 
-    done = api.report(out, store_path, workers)
-    output("claims", {"claims": list(done.claims)}, as_json=False)
+    done = api.report(out, store_path, workers, claim)
+    if claim is not None and not done.claims:
+        raise fail(
+            f"{claim} is not judged in the last reproduction of {store_path}: "
+            f"`attnsep reproduce` with its experiment judges it"
+        )
+    output("claim" if claim else "claims", {"claims": list(done.claims)}, as_json)
     console(stderr=True).print(f"report: {done.index}")
 
 

@@ -54,6 +54,7 @@ from .calibration import (
     calibrate,
 )
 from .jobs import Job, unique
+from .memory import Need
 from .store import Store
 
 PUBLISHED = "published"
@@ -153,6 +154,7 @@ def write_published_timings(
 class ExperimentPlan:
     name: str
     costs: list[JobCost] = field(default_factory=list)
+    peak: float | None = None  # bytes its largest job to run holds (``memory.peak``)
 
     @property
     def to_run(self) -> list[JobCost]:
@@ -189,6 +191,7 @@ class Plan:
     workers: int
     startup: float | None = None  # a worker's start-up seconds (calibrated, else published)
     errors: dict[str, str] = field(default_factory=dict)  # experiment -> a calibration error
+    memory: Need | None = None  # what the largest jobs to run hold side by side
 
     @property
     def to_run(self) -> list[JobCost]:
@@ -229,6 +232,7 @@ class Plan:
                     "stored_cpu_seconds": e.stored_cpu,
                     "rough": e.rough,
                     "sources": dict(e.sources),
+                    "peak_bytes": e.peak,
                 }
                 for e in self.experiments
             ],
@@ -241,6 +245,7 @@ class Plan:
             "startup_seconds": self.startup,
             "rough": self.rough,
             "calibration_errors": self.errors,
+            "memory": None if self.memory is None else self.memory.as_dict(),
         }
 
 
@@ -425,6 +430,9 @@ def summary_lines(plan: Plan) -> list[str]:
         f"{'s' if plan.workers != 1 else ''}: {duration(plan.wall, plan.rough)} "
         f"(jobs taken longest first by the next free worker, {startup})"
     ]
+    if plan.memory is not None:
+        refused = "" if plan.memory.fits else " (more than available: the run would be refused)"
+        lines.append(plan.memory.sentence() + refused)
     if stored:
         lines.append(f"the {stored} stored jobs took {duration(plan.stored_cpu)} of CPU")
     for name, error in plan.errors.items():

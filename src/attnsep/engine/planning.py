@@ -52,8 +52,10 @@ def plan(
     Returns
     -------
     Plan
-        ``as_dict()`` for scripts, [`plan_table`][attnsep.api.plan_table] for people.
+        ``as_dict()`` for scripts, [`plan_table`][attnsep.api.plan_table] for people; with the
+        memory its largest jobs hold side by side (``engine.memory.need``).
     """
+    from .memory import need, peak
     from .plan import make_plan  # the calibration's machinery: only for a plan
     from .sweep import executor_for
 
@@ -61,10 +63,15 @@ def plan(
     stored = inspect(store) in ("current", "unstamped")  # another program's file: refused
     opened = Store.open_read(store) if stored else None  # a plan creates no store
     try:
-        return make_plan(groups, opened, engine.name, engine.workers, budget=budget)
+        found = make_plan(groups, opened, engine.name, engine.workers, budget=budget)
     finally:
         if opened is not None:
             opened.close()
+    for experiment in found.experiments:
+        peaks = [p for c in experiment.to_run if (p := peak(c.job)) is not None]
+        experiment.peak = max(peaks, default=None)
+    found.memory = need([c.job for c in found.to_run], engine)
+    return found
 
 
 def sweep_plan(
@@ -129,9 +136,11 @@ def sweep_plan(
 def preset_costs(experiment: str) -> dict[str, dict[str, Any]]:
     """Per preset of ``experiment``: its ``jobs``, their estimated ``cpu_seconds``, whether the
     estimate is ``rough`` and its ``sources`` (``Plan.as_dict``), from the published timings
-    and the cost model alone: no store is read and nothing runs (``None``: no estimate)."""
+    and the cost model alone: no store is read and nothing runs (``None``: no estimate); and
+    ``peak_bytes``, the memory its largest job holds (``Experiment.peak``)."""
     from ..experiments import base
     from .jobs import jobs_for
+    from .memory import peak
     from .plan import make_plan
 
     found = base.get(experiment)
@@ -140,4 +149,6 @@ def preset_costs(experiment: str) -> dict[str, dict[str, Any]]:
         jobs = {experiment: jobs_for(experiment, found.config(preset))}
         row = make_plan(jobs, None, "inline", 1, budget=0).as_dict()["experiments"][0]
         out[preset] = {key: row[key] for key in ("jobs", "cpu_seconds", "rough", "sources")}
+        peaks = [p for job in jobs[experiment] if (p := peak(job)) is not None]
+        out[preset]["peak_bytes"] = max(peaks, default=None)
     return out

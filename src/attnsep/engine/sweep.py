@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.resources import LONG_COMMAND, duration
 from .jobs import Job, unique
-from .store import Store
+from .store import Store, inspect
 
 if TYPE_CHECKING:
     from .executors import Executor
@@ -109,13 +109,16 @@ def longest_first(todo: list[Job], store: Store, engine: Executor) -> list[Job]:
 
 
 def run_into(
-    jobs: list[Job], path: str | Path, executor: str | Executor, **engine: Any
+    jobs: list[Job], path: str | Path, executor: Executor, **engine: Any
 ) -> tuple[Path, tuple[dict[str, Any], ...], SweepOutcome]:
     """Run ``jobs`` into the store at ``path`` (created if missing, in a folder that exists;
-    another program's file is refused untouched; stored jobs are skipped):
-    the store's path, the stored rows of the jobs in job order, and what was run.
-    ``engine``: :func:`run_sweep`'s keywords."""
-    check_memory(jobs, executor)
+    another program's file is refused untouched; stored jobs are skipped; jobs that cannot fit
+    this machine's memory are refused first, ``memory.check_memory``): the store's path, the
+    stored rows of the jobs in job order, and what was run. ``engine``: :func:`run_sweep`'s
+    keywords."""
+    from .memory import check_memory
+
+    check_memory(jobs, executor, "the sizes set (--set, --grid) or the workers")
     store = Store(path)
     try:
         outcome = run_sweep(jobs, store, executor, **engine)
@@ -126,17 +129,14 @@ def run_into(
     return store.path, rows, outcome
 
 
-def check_memory(jobs: list[Job], executor: str | Executor) -> None:
-    """Refuse (one ``ValueError`` line, before a store is opened) a sweep whose largest job
-    needs more memory than this machine has, by its experiment's estimate
-    (``Experiment.peak``); a Ray cluster's machines are not this one, so it is not checked."""
-    from ..core.resources import check_resources
-    from ..experiments import base
-
-    if (executor if isinstance(executor, str) else executor.name) == "ray":
-        return
-    sized = [(peak(job.config), job) for job in jobs if (peak := base.get(job.experiment).peak)]
-    if sized:
-        most, job = max(sized, key=lambda pair: pair[0])
-        what = f"a {job.experiment} job"
-        check_resources(what, most, None, "the sizes set (--set, --grid)", forced_by=None)
+def not_stored(jobs: list[Job], path: str | Path) -> list[Job]:
+    """The jobs the store at ``path`` does not hold finished (all of them when there is no
+    store there); the file is only read."""
+    if inspect(path) not in ("current", "unstamped"):
+        return jobs
+    store = Store.open_read(path)
+    try:
+        done = store.done_keys(job.key for job in jobs)
+    finally:
+        store.close()
+    return [job for job in jobs if job.key not in done]

@@ -84,6 +84,9 @@ class Experiment(Generic[C]):
     """``claim``, ``check`` or ``finding`` (SPEC Part F, ``stats.KINDS``): the entry's kind while
     its jobs are unfinished; a judged entry takes the kind of its verdict."""
     section: str = "the papers' claims"  # the report section (report.html.PAPERS)
+    companions: tuple[str, ...] = ()
+    """The ids of the further entries its verdict may judge from the same records, in order
+    (``stats.claim``'s ``companions``, e.g. A7.3b beside A7.3; some only at some configs)."""
     hypotheses: Callable[[list[Record], Any], calibration.Hypotheses] | None = None
     """The paper's law and the rival fitted to a run, to measure the criterion's error rates
     (SPEC Part E); ``None`` for a claim that is a finding, not a test of a law or bound."""

@@ -337,7 +337,7 @@ def verdict(records: list[Record], config: Config) -> dict:
     below, checked = below_floor(nets), sum(r["floor"] > 0 for r in nets)
     result = stats.CHECK_FAILED if below or not checked else stats.CONFIRMED
     if calibration.in_simulation():
-        return stats.claim(result, "simulated", "", CRITERION, [])
+        return stats.claim(result, "simulated", "", CRITERION, [], summary="simulated")
     rows = summarize(records)
     estimates, parts = [], []
     for row in rows:
@@ -347,6 +347,7 @@ def verdict(records: list[Record], config: Config) -> dict:
         text += [stats.fmt_estimate(e) for e in found[1:]]
         parts.append(f"{_name(row['setting'])}, Td = {row['Td']}: " + "; ".join(text))
     measured = ("; ".join(parts) if parts else "no records") + _transformer_note(rows)
+    texts: tuple[str, ...]
     if below:
         worst = min(below, key=lambda r: r["loss"] - r["floor"])
         reason = (
@@ -356,17 +357,27 @@ def verdict(records: list[Record], config: Config) -> dict:
             "B4), so this is a bug in attnsep (the floor, the loss's evaluation or its standard "
             "error), not a verdict on the paper"
         )
+        texts = (
+            f"{len(below)} FCN(s) below the floor by 3 s.e., e.g. width {worst['width']}",
+            f"{len(below)} FCN(s) below the floor by 3 s.e.: a bug in attnsep",
+        )
     elif not checked:
         reason = (
             "no trained FCN is narrower than Td, where the floor is positive: nothing was "
             "checked (the settings' width grid needs a fraction below 1)"
         )
+        texts = ("no trained FCN is narrower than Td: nothing was checked",)
     else:
         reason = (
             f"none of the {checked} trained FCNs narrower than Td (in {len(rows)} settings) is "
             "below the floor by 3 s.e., as the theorem says"
         )
-    return stats.claim(result, reason, measured, CRITERION, estimates)
+        texts = (
+            f"no FCN narrower than Td below the floor by 3 s.e. ({checked} nets)",
+            f"none of {checked} FCNs below the floor by 3 s.e.",
+        )
+    summary = stats.fitting(*texts)
+    return stats.claim(result, reason, measured, CRITERION, estimates, summary=summary)
 
 
 # --- error rates (SPEC Part E) -----------------------------------------------------------------
@@ -544,15 +555,25 @@ def work(c: costs.Config) -> costs.Parts:
 
 
 def peak(c: costs.Config) -> float:
-    """The widest FCN's training memory (``SelectionFCNConfig.peak_bytes``; the transformer's
-    position block is small beside it; 0 for a transformer-only job)."""
-    if "fcn" not in c["kinds"]:
-        return 0.0
-    return max(
+    """The widest FCN's training memory (``SelectionFCNConfig.peak_bytes``), or the
+    transformer's at the widest PE its search may try, ``m_p = Td``
+    (``SelectionTrainConfig.peak_bytes``, an upper bound: the search stops at the first width
+    that passes)."""
+    fcn = [
         SelectionFCNConfig(d=d, T=T, q=q, width=w, replicas=c["fcn_replicas"], steps=1).peak_bytes()
         for T, d, q in c["settings"]
         for w in widths((T, d, q), c["width_fractions"])
-    )
+        if "fcn" in c["kinds"]
+    ]
+    transformer = [
+        SelectionTrainConfig(
+            d=d, T=T, q=q, pe_dim=T * d, trainable="position", objective="population",
+            steps=1, batch=c["batch"], replicas=c["selector_replicas"],
+        ).peak_bytes()
+        for T, d, q in c["settings"]
+        if "transformer" in c["kinds"]
+    ]  # fmt: skip
+    return max(fcn + transformer, default=0.0)
 
 
 EXPERIMENT = register(

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 from pydantic import Field, model_validator
 
-from ..configs import FAMILY_SAMPLES, DType
+from ..configs import FAMILY_SAMPLES, DType, SelectionTrainConfig
 from ..core.validate import require
 from ..metrics import calibration, stats
 from . import costs, plotting
@@ -227,27 +227,33 @@ def decay(rows: list[dict], seed: int = 0) -> dict[str, tuple[float, float, floa
     }
 
 
-def judge(rows: list[dict]) -> tuple[str, str]:
-    """The outcome and its one-sentence reason (criterion in :class:`Config`)."""
+def judge(rows: list[dict]) -> tuple[str, str, str]:
+    """The outcome, its one-sentence reason and its summary (criterion in :class:`Config`)."""
     if not rows or min(r["seeds"] for r in rows) < MIN_SEEDS:
         seeds = min((r["seeds"] for r in rows), default=0)
-        return stats.INCONCLUSIVE, (
-            f"needs {MIN_SEEDS} seeds per width, got at least {seeds} at {len(rows)} widths"
+        return (
+            stats.INCONCLUSIVE,
+            f"needs {MIN_SEEDS} seeds per width, got at least {seeds} at {len(rows)} widths",
+            f"needs {MIN_SEEDS} seeds per width, got {seeds}",
         )
     far = [r["pe_dim"] for r in rows if r["ratio"][1] > NEAR]
     if far:
-        return stats.NOT_REPRODUCED, (
+        return (
+            stats.NOT_REPRODUCED,
             f"training stays more than {NEAR}x above the W = alpha I family's best at m_p = "
-            f"{far} (lower end of the ratio's interval)"
+            f"{far} (lower end of the ratio's interval)",
+            paper_setting.far_summary("GD", max(rows, key=lambda r: r["ratio"][1])),
         )
     open_near = [r["pe_dim"] for r in rows if r["ratio"][2] > NEAR]
     misaligned = [r["pe_dim"] for r in rows if r["worst_cos"] < ALIGNED]
     if not (open_near or misaligned):
         worst = max(r["ratio"][0] for r in rows)
-        return stats.REPRODUCED, (
+        return (
+            stats.REPRODUCED,
             f"gradient descent reaches within {NEAR}x of the W = alpha I family's best at every "
             f"m_p up to {rows[-1]['pe_dim']} (upper ends of the ratio's intervals; worst ratio "
-            f"{worst:.3g}) and aligns with W* (cos >= {ALIGNED}) on every seed"
+            f"{worst:.3g}) and aligns with W* (cos >= {ALIGNED}) on every seed",
+            paper_setting.near_summary("GD", worst, rows[-1]["pe_dim"]),
         )
     gaps = []
     if open_near:
@@ -257,7 +263,12 @@ def judge(rows: list[dict]) -> tuple[str, str]:
         )
     if misaligned:
         gaps.append(f"cos(W, W*) < {ALIGNED} for some seed at m_p = {misaligned}")
-    return stats.INCONCLUSIVE, "; ".join(gaps)
+    tilted = f"cos(W, W*) < {ALIGNED} on a seed at m_p={misaligned[0]}" if misaligned else ""
+    if not open_near:
+        return stats.INCONCLUSIVE, "; ".join(gaps), tilted
+    spans = paper_setting.open_summary("GD", max(rows, key=lambda r: r["ratio"][2]))
+    summary = stats.fitting(f"{spans}; {tilted}", spans) if tilted else spans
+    return stats.INCONCLUSIVE, "; ".join(gaps), summary
 
 
 def verdict(records: list[Record], config: Config) -> dict:
@@ -274,9 +285,15 @@ def verdict(records: list[Record], config: Config) -> dict:
     rows = summarize(records)
     if not rows:
         return stats.claim(
-            stats.INCONCLUSIVE, "no B5.1 records (pe_dims empty)", "", CRITERION, [], **extra
+            stats.INCONCLUSIVE,
+            "no B5.1 records (pe_dims empty)",
+            "",
+            CRITERION,
+            [],
+            summary="no B5.1 records (pe_dims empty)",
+            **extra,
         )
-    outcome, reason = judge(rows)
+    outcome, reason, summary = judge(rows)
     estimates, parts = [], []
     for r in rows:
         m, sgd, fam = r["pe_dim"], r["sgd"], r["family"]
@@ -303,7 +320,7 @@ def verdict(records: list[Record], config: Config) -> dict:
             estimates.append(stats.estimate(label, *betas[key]))
             measured += f"; {label} = {stats.fmt_interval(*betas[key])}"
     measured += f" (loss {paths} over the tokens, {config.eval_size} sequences per seed)"
-    return stats.claim(outcome, reason, measured, CRITERION, estimates, **extra)
+    return stats.claim(outcome, reason, measured, CRITERION, estimates, summary=summary, **extra)
 
 
 # --- error rates (SPEC Part E) -----------------------------------------------------------------
@@ -443,11 +460,87 @@ def work(c: costs.Config) -> costs.Parts:
     return parts
 
 
+# --- memory (``Experiment.peak``): the most one job holds ------------------------------------
+
+
+def training_bytes(train: SelectionTrainConfig) -> float:
+    """One training run's memory. With stochastic PE drawn by law (``train.selection``): a
+    step's ``Workspace`` (the subset's encodings ``B x q x m_p``, the ``B x m_p`` and
+    ``B x rows`` arrays, their float32 copies), its draws and softmax off the subset (about a
+    dozen ``B x T``), a full-``W`` step's tokens (``B x T x d``, three copies) and ``W``. Else
+    ``SelectionTrainConfig.peak_bytes``: an explicit step's encodings and graph, ``6 T (d +
+    m_p)`` numbers per sequence, which a law-drawn step never holds."""
+    if train.pe != "stochastic" or train.pe_draws != "law":
+        return train.peak_bytes()
+    population = train.objective == "population"
+    size = train.d + train.pe_dim
+    rows = train.pe_dim if population else size
+    tokens = 0 if population else 3 * train.T * train.d
+    sequence = (train.q + 4) * train.pe_dim + 3 * rows + 12 * train.T + tokens
+    return 8.0 * train.replicas * (train.batch * sequence + 3 * size**2 + train.steps)
+
+
+def evaluation_bytes(train: SelectionTrainConfig, lengths: list[int], size: int) -> float:
+    """The evaluation's memory (``SelectionTrainConfig.evaluation_bytes``) and, with stochastic
+    PE, one more copy of its encodings: ``StochasticPE.draw`` holds the drawn blocks, their
+    stack and the normalized copy at once."""
+    extra = size * max(lengths) * train.pe_dim * train.replicas if train.pe == "stochastic" else 0
+    return train.evaluation_bytes(lengths, size) + 8.0 * extra
+
+
+def family_bytes(samples: int, T: int, q: int, m_p: int) -> float:
+    """The ``W = αI`` family at length ``T`` (``exact.family``): a draw's subset encodings
+    (``samples x q x m_p``), then the fit and eval draws' products and a search step's softmax
+    (a few ``samples x T`` arrays)."""
+    return 8.0 * samples * (q * m_p + 8 * T)
+
+
+def run_bytes(
+    train: SelectionTrainConfig, lengths: list[int], eval_size: int, family_samples: int
+) -> float:
+    """One run (``select_common.train_and_evaluate``, then the family beside it at the longest
+    of ``lengths`` when ``family_samples``): its parts run one after another, each freeing its
+    arrays, so the run holds the largest."""
+    family = family_samples and family_bytes(family_samples, max(lengths), train.q, train.pe_dim)
+    return max(training_bytes(train), evaluation_bytes(train, lengths, eval_size), family)
+
+
+def paper_training(config: Config, m: int) -> SelectionTrainConfig:
+    """B5.1b's training at width ``m`` (as ``select_convergence_paper.run_width`` builds it)."""
+    return SelectionTrainConfig(
+        d=config.d,
+        T=config.T,
+        q=config.q,
+        pe_dim=m,
+        trainable="full",
+        objective="sgd",
+        steps=paper_setting.steps(config, m),
+        batch=config.paper_batch,
+        lr=config.paper_lr,
+        products=config.products,
+    )
+
+
+def peak(c: costs.Config) -> float:
+    """The widest run's memory (:func:`run_bytes`). The evaluation dominates: its encodings,
+    ``eval_size x T x m_p`` (``paper_eval_size`` for B5.1b), three copies as they are drawn
+    (``SelectionTrainConfig.evaluation_bytes`` and one more), against a law-drawn step's
+    ``batch x (q + 7) m_p``."""
+    config = Config(**c)
+    runs = [
+        (config.training(m, 0, products=config.products), config.eval_size) for m in config.pe_dims
+    ]
+    runs += [(paper_training(config, m), config.paper_eval_size) for m in config.paper_widths]
+    return max(run_bytes(t, [config.T], n, config.family_samples) for t, n in runs)
+
+
 EXPERIMENT = register(
     Experiment(
         work=work,
+        peak=peak,
         name="select-convergence",
         claim="B5.1",
+        companions=("B5.1b",),
         title="Gradient descent reaches the W = αI family's optimum",
         paper="GD with stochastic PE converges to zero population loss with transformer width "
         "Θ(d + q log T).",

@@ -157,28 +157,35 @@ def summarize(records: list[Record]) -> list[dict[str, Any]]:
     return rows
 
 
-def judge(rows: list[dict[str, Any]]) -> tuple[str, str]:
-    """The outcome and its one-sentence reason (:data:`CRITERION`)."""
+def judge(rows: list[dict[str, Any]]) -> tuple[str, str, str]:
+    """The outcome, its one-sentence reason and its summary (:data:`CRITERION`)."""
     if not rows or min(r["seeds"] for r in rows) < MIN_SEEDS:
         seeds = min((r["seeds"] for r in rows), default=0)
-        return stats.INCONCLUSIVE, (
+        return (
+            stats.INCONCLUSIVE,
             f"needs {MIN_SEEDS} seeds per width of the paper's setting, got at least {seeds} "
-            f"at {len(rows)} widths"
+            f"at {len(rows)} widths",
+            f"needs {MIN_SEEDS} seeds per width, got {seeds}",
         )
     above = [r for r in rows if r["ratio"][1] > NEAR]
     stalled = [r["pe_dim"] for r in above if r["alpha"]["mean"] >= REACHED]
     if stalled:
-        return stats.NOT_REPRODUCED, (
+        worst = max((r for r in above if r["pe_dim"] in stalled), key=lambda r: r["ratio"][1])
+        return (
+            stats.NOT_REPRODUCED,
             f"SGD on fresh batches stays more than {NEAR}x above the family's best at m_p = "
             f"{stalled} (lower end of the ratio's interval) with the family's scale alpha learned "
-            f"(>= {REACHED} x): its noise holds it above the floor"
+            f"(>= {REACHED} x): its noise holds it above the floor",
+            far_summary("SGD", worst, ", alpha learned"),
         )
     if all(r["ratio"][2] <= NEAR for r in rows):
         worst = max(r["ratio"][0] for r in rows)
-        return stats.REPRODUCED, (
+        return (
+            stats.REPRODUCED,
             f"SGD on fresh batches reaches within {NEAR}x of the family's best at every m_p up "
             f"to {rows[-1]['pe_dim']} (upper ends of the ratio's intervals; worst ratio "
-            f"{worst:.3g})"
+            f"{worst:.3g})",
+            near_summary("SGD", worst, rows[-1]["pe_dim"]),
         )
     short = [r["pe_dim"] for r in above]
     open_ = [r["pe_dim"] for r in rows if r not in above and r["ratio"][2] > NEAR]
@@ -192,13 +199,47 @@ def judge(rows: list[dict[str, Any]]) -> tuple[str, str]:
         gaps.append(
             f"the ratio's interval reaches above {NEAR} at m_p = {open_} (more seeds would decide)"
         )
-    return stats.INCONCLUSIVE, "; ".join(gaps)
+    if short:
+        summary = f"above {NEAR}x the floor at m_p={short[0]}, alpha short: more steps"
+    else:
+        summary = open_summary("SGD", max(rows, key=lambda r: r["ratio"][2]))
+    return stats.INCONCLUSIVE, "; ".join(gaps), summary
+
+
+def near_summary(who: str, worst: float, largest: int) -> str:
+    """The summary of a run within :data:`NEAR` of the floor at every width (B5.1, B5.1b)."""
+    return stats.fitting(
+        f"{who} within {NEAR}x of the family's best to m_p={largest}; worst {worst:.3g}",
+        f"{who} within {NEAR}x of the family's best to m_p={largest}",
+    )
+
+
+def far_summary(who: str, row: dict[str, Any], why: str = "") -> str:
+    """The summary of a run held above :data:`NEAR` x the floor: the lower end at ``row``'s
+    width (B5.1, B5.1b)."""
+    low, m = row["ratio"][1], row["pe_dim"]
+    return stats.fitting(
+        f"{who} >= {low:.3g}x the family's best at m_p={m} (> {NEAR}){why}",
+        f"{who} >= {low:.3g}x the family's best at m_p={m}{why}",
+        f"{who} >= {low:.3g}x the family's best at m_p={m}",
+    )
+
+
+def open_summary(who: str, row: dict[str, Any]) -> str:
+    """The summary of a ratio whose interval spans :data:`NEAR` at ``row``'s width (B5.1,
+    B5.1b)."""
+    value, low, high = row["ratio"]
+    m = row["pe_dim"]
+    return stats.fitting(
+        f"{who} / family's best {stats.fmt_interval(value, low, high)} spans {NEAR} at m_p={m}",
+        f"{who} / family's best up to {high:.3g} > {NEAR} at m_p={m}",
+    )
 
 
 def verdict(records: list[Record], config: Any) -> dict[str, Any]:
     """The B5.1b entry without its calibration (``stats.claim`` with the companion's fields)."""
     rows = summarize(records)
-    outcome, reason = judge(rows)
+    outcome, reason, summary = judge(rows)
     estimates, parts = [], []
     for r in rows:
         m, sgd, fam = r["pe_dim"], r["sgd"], r["family"]
@@ -224,6 +265,7 @@ def verdict(records: list[Record], config: Any) -> dict[str, Any]:
         else "no records of the paper's setting",
         CRITERION,
         estimates,
+        summary=summary,
         claim="B5.1b",
         title="The paper's own setting reaches the floor",
         paper="The full W trained by SGD on fresh batches of 256 sequences converges to the loss "

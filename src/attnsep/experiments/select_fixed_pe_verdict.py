@@ -69,59 +69,102 @@ def _ratio(rows: dict[int, dict[str, Any]], t: int, pe: str, end: str = "mean") 
     return float(rows[t][pe][end] / rows[t]["uniform"])
 
 
-def _missing(rows: dict[int, dict[str, Any]], T: int) -> str | None:
-    """Why the rows cannot be judged, or ``None``."""
+def _missing(rows: dict[int, dict[str, Any]], T: int) -> tuple[str, str] | None:
+    """Why the rows cannot be judged, in full and in short, or ``None``."""
     needed = [T, 2 * T, 4 * T]
     absent = [t for t in needed if t not in rows]
     if absent:
-        return f"needs T' = T, 2T and 4T (T = {T}); {absent} not measured"
+        return (
+            f"needs T' = T, 2T and 4T (T = {T}); {absent} not measured",
+            f"T' = {absent[0]} not measured (needs T, 2T and 4T)",
+        )
     fewest = min(rows[t]["seeds"][pe] for t in needed for pe in PES)
     if fewest < MIN_SEEDS:
-        return f"needs both PE modes with at least {MIN_SEEDS} seeds; got {fewest}"
+        return (
+            f"needs both PE modes with at least {MIN_SEEDS} seeds; got {fewest}",
+            f"needs {MIN_SEEDS} seeds per PE mode, got {fewest}",
+        )
     return None
 
 
-def judge(rows: dict[int, dict[str, Any]], T: int) -> tuple[str, str]:
-    """The outcome and its reason (criterion in ``select_fixed_pe.Config``)."""
+def judge(rows: dict[int, dict[str, Any]], T: int) -> tuple[str, str, str]:
+    """The outcome, its reason and its summary (criterion in ``select_fixed_pe.Config``)."""
     missing = _missing(rows, T)
     if missing:
-        return stats.INCONCLUSIVE, missing
+        return stats.INCONCLUSIVE, *missing
     far = [t for t in rows if t >= 2 * T]
     fit = fmt_mean(rows[T]["fixed"], rows[T]["uniform"])
     at2 = fmt_mean(rows[2 * T]["fixed"], rows[2 * T]["uniform"])
     at4 = {pe: fmt_mean(rows[4 * T][pe], rows[4 * T]["uniform"]) for pe in PES}
+    short = {  # the means alone, for the summary
+        "fit": f"{_ratio(rows, T, 'fixed'):.3g}",
+        "at2": f"{_ratio(rows, 2 * T, 'fixed'):.3g}",
+        **{pe: f"{_ratio(rows, 4 * T, pe):.3g}" for pe in PES},
+    }
     if _ratio(rows, 2 * T, "fixed", "high") < OOD_BAR:
-        return stats.NOT_REPRODUCED, f"fixed PE generalizes: its loss at 2T is {at2} x uniform"
-    if _ratio(rows, T, "fixed", "low") >= OOD_BAR:
-        return stats.NOT_REPRODUCED, f"fixed PE does not fit: its loss at T is {fit} x uniform"
-    if _ratio(rows, 4 * T, "stochastic", "low") > _ratio(rows, 4 * T, "fixed", "high"):
-        return stats.NOT_REPRODUCED, (
-            f"fixed PE extrapolates better than stochastic PE at 4T: {at4['fixed']} against "
-            f"{at4['stochastic']} x uniform"
+        return (
+            stats.NOT_REPRODUCED,
+            f"fixed PE generalizes: its loss at 2T is {at2} x uniform",
+            stats.fitting(
+                f"fixed PE generalizes: {at2} x uniform at 2T",
+                f"fixed PE generalizes: {short['at2']} x uniform at 2T",
+            ),
         )
-    gaps = []
+    if _ratio(rows, T, "fixed", "low") >= OOD_BAR:
+        return (
+            stats.NOT_REPRODUCED,
+            f"fixed PE does not fit: its loss at T is {fit} x uniform",
+            stats.fitting(
+                f"fixed PE does not fit: {fit} x uniform at T",
+                f"fixed PE does not fit: {short['fit']} x uniform at T",
+            ),
+        )
+    if _ratio(rows, 4 * T, "stochastic", "low") > _ratio(rows, 4 * T, "fixed", "high"):
+        return (
+            stats.NOT_REPRODUCED,
+            f"fixed PE extrapolates better than stochastic PE at 4T: {at4['fixed']} against "
+            f"{at4['stochastic']} x uniform",
+            stats.fitting(
+                f"fixed PE beats stochastic at 4T: {short['fixed']} vs {short['stochastic']} x "
+                "uniform",
+                f"fixed PE beats stochastic at 4T: {short['fixed']} x uniform",
+            ),
+        )
+    gaps, texts = [], []
     if _ratio(rows, T, "fixed", "high") > FIT_BAR:
         gaps.append(f"fixed PE's loss at T, {fit} x uniform, reaches above {FIT_BAR}")
+        texts.append(f"fixed PE at T {short['fit']} x uniform, upper end > {FIT_BAR}")
     low = [t for t in far if _ratio(rows, t, "fixed", "low") < OOD_BAR]
     if low:
         gaps.append(f"fixed PE's interval reaches below {OOD_BAR} x uniform at T' = {low}")
+        texts.append(f"fixed PE's interval reaches below {OOD_BAR} x uniform at T'={low[0]}")
     if _ratio(rows, 4 * T, "stochastic", "high") >= _ratio(rows, 4 * T, "fixed", "low"):
         gaps.append(
             f"at 4T stochastic PE ({at4['stochastic']}) and fixed PE ({at4['fixed']} x uniform) "
             "overlap"
         )
+        texts.append(f"at 4T stochastic {short['stochastic']} and fixed {short['fixed']} overlap")
     if not gaps:
-        return stats.REPRODUCED, (
+        return (
+            stats.REPRODUCED,
             f"fixed PE fits at T ({fit} x uniform) and stays at least {OOD_BAR} x uniform at "
             f"every T' >= 2T ({at2} at 2T), while stochastic PE is below it at 4T "
-            f"({at4['stochastic']} against {at4['fixed']})"
+            f"({at4['stochastic']} against {at4['fixed']})",
+            stats.fitting(
+                f"fixed PE fits at T ({short['fit']} x uniform), fails at 2T ({short['at2']})",
+                f"fixed PE fits at T, fails at 2T ({short['at2']} x uniform)",
+            ),
         )
     need = (
         "more steps (the fit) or more seeds would decide"
         if _ratio(rows, T, "fixed", "high") > FIT_BAR
         else "more seeds would decide"
     )
-    return stats.INCONCLUSIVE, "; ".join(gaps) + f" ({need})"
+    return (
+        stats.INCONCLUSIVE,
+        "; ".join(gaps) + f" ({need})",
+        stats.fitting("; ".join(texts), texts[0]),
+    )
 
 
 def estimates_of(rows: dict[int, dict[str, Any]], records: list[Record], T: int, q: int) -> list:
@@ -158,7 +201,7 @@ def _pm(value: float, se: float) -> tuple[float, float]:
 
 def verdict(records: list[Record], config: Any) -> dict:
     rows = summarize(records)
-    outcome, reason = judge(rows, config.T)
+    outcome, reason, summary = judge(rows, config.T)
     estimates = estimates_of(rows, records, config.T, config.q)
     shown = []
     for t, row in rows.items():
@@ -168,7 +211,7 @@ def verdict(records: list[Record], config: Any) -> dict:
         f"d={config.d}, T={config.T}, q={config.q}, m_p={config.pe_dim}, {config.steps} steps; "
         + "; ".join(shown)
     )
-    return stats.claim(outcome, reason, measured, CRITERION, estimates)
+    return stats.claim(outcome, reason, measured, CRITERION, estimates, summary=summary)
 
 
 # --- hypotheses: the paper's statement and the rival, at the seeds' measured spread --------

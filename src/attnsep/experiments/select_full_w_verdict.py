@@ -11,7 +11,7 @@ import numpy as np
 from ..metrics import calibration, stats
 from .base import Record
 from .select_common import fmt_mean, mean_estimate, seed_mean
-from .select_convergence_paper import ratio_to_family
+from .select_convergence_paper import open_summary, ratio_to_family
 
 NEAR = 1.1
 """GD reaches the family's best when its loss is within ``1.1 x`` it (upper end)."""
@@ -94,18 +94,22 @@ def summarize(records: list[Record]) -> list[dict[str, Any]]:
     return rows
 
 
-def judge(rows: list[dict[str, Any]]) -> tuple[str, str]:
-    """The outcome and its reason (:data:`CRITERION`)."""
+def judge(rows: list[dict[str, Any]]) -> tuple[str, str, str]:
+    """The outcome, its reason and its summary (:data:`CRITERION`)."""
     if not rows or min(r["seeds"] for r in rows) < MIN_SEEDS:
         seeds = min((r["seeds"] for r in rows), default=0)
-        return stats.INCONCLUSIVE, (
-            f"needs {MIN_SEEDS} seeds per width, got at least {seeds} at {len(rows)} widths"
+        return (
+            stats.INCONCLUSIVE,
+            f"needs {MIN_SEEDS} seeds per width, got at least {seeds} at {len(rows)} widths",
+            f"needs {MIN_SEEDS} seeds per width, got {seeds}",
         )
     broken = [r["pe_dim"] for r in rows if not r["check"] <= ALIGNED_ROUNDING]
     if broken:
-        return stats.INCONCLUSIVE, (
+        return (
+            stats.INCONCLUSIVE,
             f"the autograd check finds a gradient in W[:, :d] or W_xp above {ALIGNED_ROUNDING:g} "
-            f"of W_pp's at m_p = {broken}: the reduction to W = alpha W* does not hold there"
+            f"of W_pp's at m_p = {broken}: the reduction to W = alpha W* does not hold there",
+            f"autograd finds W_xp or W[:, :d] gradients at m_p={broken[0]}",
         )
     last = rows[-1]
     saddles = [
@@ -118,7 +122,10 @@ def judge(rows: list[dict[str, Any]]) -> tuple[str, str]:
                 f"GD stays {stats.fmt_interval(*last['ratio'])} x the family's best at m_p = "
                 f"{last['pe_dim']} (lower end > {STALLED})"
             )
-        return stats.NOT_REPRODUCED, "; ".join(why)
+        stalled = f"GD >= {last['ratio'][1]:.3g}x the family's best at m_p={last['pe_dim']}"
+        stalled = stats.fitting(f"{stalled} (> {STALLED})", stalled)
+        summary = f"a saddle: negative curvature, {saddles[0]}" if saddles else stalled
+        return stats.NOT_REPRODUCED, "; ".join(why), summary
     unstable = [
         f"{b} at m_p={r['pe_dim']}" for r in rows for b in BLOCKS if r["rho"][b][2] >= STABLE
     ]
@@ -127,33 +134,41 @@ def judge(rows: list[dict[str, Any]]) -> tuple[str, str]:
     if not (far or flat or unstable):
         worst = max(r["ratio"][0] for r in rows)
         smallest = min(r["kappa"][b][1] for r in rows for b in OFF_FAMILY)
-        return stats.REPRODUCED, (
+        return (
+            stats.REPRODUCED,
             f"population GD on the full W reaches within {NEAR}x of the family's best at every "
             f"m_p up to {last['pe_dim']} (worst ratio {worst:.4g}) on W = alpha W* (cos 1), and "
             f"its limit is a minimum of the full W (every relative curvature's lower end > 0, "
             f"smallest {smallest:.3g}) that GD's step keeps stable (largest rho "
-            f"{max(r['rho'][b][2] for r in rows for b in BLOCKS):.3g} < {STABLE:g})"
+            f"{max(r['rho'][b][2] for r in rows for b in BLOCKS):.3g} < {STABLE:g})",
+            stats.fitting(
+                f"GD within {NEAR}x of the floor to m_p={last['pe_dim']}, a stable minimum",
+                f"GD within {NEAR}x of the family's best to m_p={last['pe_dim']}",
+            ),
         )
-    gaps = []
+    gaps, texts = [], []
     if far:
         gaps.append(
             f"the ratio's interval reaches above {NEAR} at m_p = {far} (more seeds would decide)"
         )
+        texts.append(open_summary("GD", max(rows, key=lambda r: r["ratio"][2])))
     if flat:
         gaps.append(
             f"a curvature's interval reaches 0 ({', '.join(flat)}): more seeds would decide"
         )
+        texts.append(f"curvature's interval reaches 0: {flat[0]}")
     if unstable:
         gaps.append(
             f"GD's step is unstable (rho >= {STABLE:g}) on {', '.join(unstable)}: a lower "
             "lr_per_dim would decide"
         )
-    return stats.INCONCLUSIVE, "; ".join(gaps)
+        texts.append(f"GD's step unstable (rho >= {STABLE:g}): {unstable[0]}")
+    return stats.INCONCLUSIVE, "; ".join(gaps), stats.fitting("; ".join(texts), texts[0])
 
 
 def verdict(records: list[Record], config: Any) -> dict[str, Any]:
     rows = summarize(records)
-    outcome, reason = judge(rows)
+    outcome, reason, summary = judge(rows)
     estimates, parts = [], []
     for r in rows:
         m = r["pe_dim"]
@@ -177,7 +192,8 @@ def verdict(records: list[Record], config: Any) -> dict[str, Any]:
         )
     paths = sorted({r["path"] for r in records})
     measured = "; ".join(parts) + (f" (path: {'; '.join(paths)})" if paths else "")
-    return stats.claim(outcome, reason, measured or "no records", CRITERION, estimates)
+    measured = measured or "no records"
+    return stats.claim(outcome, reason, measured, CRITERION, estimates, summary=summary)
 
 
 # --- error rates (SPEC Part E) -----------------------------------------------------------------

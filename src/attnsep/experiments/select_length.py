@@ -55,6 +55,7 @@ from .select_common import (
     seed_mean,
     train_and_evaluate,
 )
+from .select_convergence import run_bytes
 from .select_length_convergence import MIN_SEEDS, SPREAD_FLOOR
 from .select_length_corollary import main_records
 
@@ -215,41 +216,60 @@ def summarize(records: list[Record]) -> dict[int, dict]:
     return out
 
 
-def judge(rows: dict[int, dict], T: int) -> tuple[str, str]:
-    """The outcome and its one-sentence reason (criterion in :class:`Config`)."""
+def judge(rows: dict[int, dict], T: int) -> tuple[str, str, str]:
+    """The outcome, its one-sentence reason and its summary (criterion in :class:`Config`)."""
     ood = [t for t in rows if t > T]
     counts = [rows[t]["seeds"][k] for t in rows for k in ("stochastic", "fixed")]
     if not ood or min(counts, default=0) < MIN_SEEDS:
-        return stats.INCONCLUSIVE, (
+        fewest = min(counts, default=0)
+        return (
+            stats.INCONCLUSIVE,
             f"needs both PE modes with at least {MIN_SEEDS} seeds and a length above T = {T}; "
-            f"got {min(counts, default=0)} seeds and lengths {sorted(rows)}"
+            f"got {fewest} seeds and lengths {sorted(rows)}",
+            f"needs {MIN_SEEDS} seeds per PE mode, got {fewest}"
+            if ood
+            else f"no length above T = {T} measured",
         )
 
     def ratio(t: int, kind: str, end: str = "mean") -> float:
         return rows[t][kind][end] / rows[t]["uniform"]
 
     if 2 * T in rows and ratio(2 * T, "stochastic", "low") >= HALF:
-        return stats.NOT_REPRODUCED, (
-            f"stochastic PE's loss at 2T is at least {HALF}x uniform (lower end of its interval)"
+        return (
+            stats.NOT_REPRODUCED,
+            f"stochastic PE's loss at 2T is at least {HALF}x uniform (lower end of its interval)",
+            f"stochastic PE >= {ratio(2 * T, 'stochastic', 'low'):.3g}x uniform at 2T (>= {HALF})",
         )
     if all(
         ratio(t, "fixed", "low") <= ratio(t, "stochastic") <= ratio(t, "fixed", "high") for t in ood
     ):
-        return stats.NOT_REPRODUCED, (
+        return (
+            stats.NOT_REPRODUCED,
             "stochastic PE's loss relative to uniform lies inside fixed PE's interval at every "
-            "T' > T: it degrades like fixed PE"
+            "T' > T: it degrades like fixed PE",
+            "stochastic PE inside fixed PE's interval at every T' > T",
         )
     if all(ratio(t, "fixed", "high") < HALF for t in ood):
-        return stats.NOT_REPRODUCED, (
+        worst = max(ratio(t, "fixed", "high") for t in ood)
+        return (
+            stats.NOT_REPRODUCED,
             f"fixed PE generalizes too: its loss is below {HALF}x uniform at every T' > T "
-            "(upper end of its interval)"
+            "(upper end of its interval)",
+            f"fixed PE <= {worst:.3g}x uniform at every T' > T (< {HALF})",
         )
     high = [t for t in rows if t <= UP_TO * T and ratio(t, "stochastic", "high") > HALF]
     fits = [t for t in ood if ratio(t, "fixed", "low") < HALF]
     if not (high or fits):
-        return stats.REPRODUCED, (
+        top = max(ratio(t, "stochastic", "high") for t in rows if t <= UP_TO * T)
+        bottom = min(ratio(t, "fixed", "low") for t in ood)
+        return (
+            stats.REPRODUCED,
             f"stochastic PE stays below {HALF}x uniform up to {UP_TO}T while fixed PE is at "
-            f"least {HALF}x uniform at every T' > T (ends of their intervals)"
+            f"least {HALF}x uniform at every T' > T (ends of their intervals)",
+            stats.fitting(
+                f"stochastic PE <= {top:.3g}x uniform to {UP_TO}T, fixed PE >= {bottom:.3g}x",
+                f"stochastic <= {top:.3g}x uniform to {UP_TO}T, fixed >= {bottom:.3g}x",
+            ),
         )
     gaps = []
     if high:
@@ -263,7 +283,16 @@ def judge(rows: dict[int, dict], T: int) -> tuple[str, str]:
         if settled
         else "more seeds would decide"
     )
-    return stats.INCONCLUSIVE, "; ".join(gaps) + f" ({need})"
+    stochastic = f"stochastic PE's interval reaches {HALF}x uniform at T'={high[0]}" if high else ""
+    fixed = f"fixed PE's interval reaches below {HALF}x uniform at T'={fits[0]}" if fits else ""
+    if settled:
+        summary = f"stochastic PE above {HALF}x uniform at T'={settled[0]}: larger m_p"
+    elif high and fits:
+        both = f"intervals reach {HALF}x uniform: stochastic T'={high[0]}, fixed T'={fits[0]}"
+        summary = stats.fitting(both, stochastic)
+    else:
+        summary = stochastic or fixed
+    return stats.INCONCLUSIVE, "; ".join(gaps) + f" ({need})", summary
 
 
 # --- B5.3b (``select_length_convergence``): its error rates -------------------------------
@@ -360,7 +389,7 @@ def verdict(records: list[Record], config: Config) -> dict:
     verdict) the companions are left out; on a real run each carries its pre-registered error rates
     (``calibrate_in_distribution``, ``calibrate_corollary``)."""
     rows = summarize(records)
-    outcome, reason = judge(rows, config.T)
+    outcome, reason, summary = judge(rows, config.T)
     estimates, parts = [], []
     for t, row in rows.items():
         found, text = _length_report(t, row)
@@ -375,7 +404,8 @@ def verdict(records: list[Record], config: Config) -> dict:
             extra["companions"].append(
                 _calibrated(corollary.verdict, calibrate_corollary, records, config)
             )
-    return stats.claim(outcome, reason, "; ".join(parts), CRITERION, estimates, **extra)
+    measured = "; ".join(parts)
+    return stats.claim(outcome, reason, measured, CRITERION, estimates, summary=summary, **extra)
 
 
 def _calibrated(judge_entry: Any, rates: Any, records: list[Record], config: Config) -> dict:
@@ -607,11 +637,33 @@ def work(c: costs.Config) -> float:
     return len(c["seeds"]) * per_seed
 
 
+def peak(c: costs.Config) -> float:
+    """The largest run's memory (``select_convergence.run_bytes``: training, evaluation and the
+    family one after another). A stochastic run's evaluation at ``max T'`` dominates (its
+    encodings ``eval_size x max T' x m_p``, three copies as drawn); a fixed run's training is
+    ``SelectionTrainConfig.peak_bytes`` (explicit steps on the table); B5.3c's runs are
+    stochastic ones at their widths, evaluated at ``T`` and ``corollary_factor x T``."""
+    config = Config(**c)
+    lengths = [config.T * f for f in config.factors]
+    runs = [
+        (config.training(config.pe_dim, 0, pe, max(lengths) if pe == "fixed" else None), lengths)
+        for pe in config.pes
+    ]
+    far = [config.T, corollary.far_length(config)]
+    runs += [(config.training(w, 0), far) for w in corollary.widths_to_run(config)]
+    return max(
+        run_bytes(t, ts, config.eval_size, config.family_samples if t.pe == "stochastic" else 0)
+        for t, ts in runs
+    )
+
+
 EXPERIMENT = register(
     Experiment(
         work=work,
+        peak=peak,
         name="length-generalization",
         claim="B5.3",
+        companions=("B5.3b", "B5.3c"),
         title="Stochastic PE generalizes to longer sequences",
         paper="Experiments show fixed-PE transformers fail to reach zero OOD loss while "
         "stochastic-PE transformers extrapolate to unseen lengths.",

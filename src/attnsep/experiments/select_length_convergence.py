@@ -141,29 +141,40 @@ def convergence(records: list[Record]) -> dict[str, Any]:
     return found
 
 
-def judge_in_distribution(ratio: dict | None, seeds: int) -> tuple[str, str]:
-    """B5.3b's outcome and one-sentence reason (``CRITERION``)."""
+def judge_in_distribution(ratio: dict | None, seeds: int) -> tuple[str, str, str]:
+    """B5.3b's outcome, one-sentence reason and summary (``CRITERION``)."""
     low, high = BAND
     if ratio is None or seeds < MIN_SEEDS:
-        return stats.INCONCLUSIVE, (
+        return (
+            stats.INCONCLUSIVE,
             f"needs the training-loss curves of both PE modes with at least {MIN_SEEDS} seeds; "
-            f"got {seeds}"
+            f"got {seeds}",
+            f"needs {MIN_SEEDS} seeds' curves per PE mode, got {seeds}",
         )
     band, shown = f"[{low}, {high:g}]", f"[{ratio['low']:.3g}, {ratio['high']:.3g}]"
+    needs = f"fixed PE needs {ratio['value']:.3g}x"
+    steps, short = f"{needs} {shown} the steps", f"{needs} the steps"
     if low <= ratio["low"] and ratio["high"] <= high:
-        return stats.REPRODUCED, (
+        return (
+            stats.REPRODUCED,
             f"the fixed / stochastic ratio of the steps the training loss needs to converge lies "
-            f"inside {band} (interval {shown})"
+            f"inside {band} (interval {shown})",
+            stats.fitting(f"{steps}, inside {band}", f"{short}, inside {band}"),
         )
     if ratio["high"] < low or ratio["low"] > high:
         side = "faster" if ratio["high"] < low else "slower"
-        return stats.NOT_REPRODUCED, (
+        return (
+            stats.NOT_REPRODUCED,
             f"the fixed / stochastic ratio of the steps the training loss needs to converge lies "
-            f"outside {band} (interval {shown}): fixed PE converges clearly {side}"
+            f"outside {band} (interval {shown}): fixed PE converges clearly {side}",
+            stats.fitting(f"{steps}, outside {band}", steps, f"{short}, outside {band}"),
         )
-    return stats.INCONCLUSIVE, (
+    end = f"{low}" if ratio["low"] < low else f"{high:g}"  # the end the interval straddles
+    return (
+        stats.INCONCLUSIVE,
         f"the interval {shown} of the fixed / stochastic ratio of the steps to converge "
-        f"straddles an end of {band} (more seeds would decide)"
+        f"straddles an end of {band} (more seeds would decide)",
+        stats.fitting(f"{steps}, across {end}", f"{short}; its interval spans {end}"),
     )
 
 
@@ -182,7 +193,7 @@ def verdict(records: list[Record], config: Any) -> dict:
     """The B5.3b entry without its calibration (``stats.claim``); ``config`` is B5.3's."""
     found, level = convergence(records), in_distribution(records, config.T)
     ratio, seeds = found["ratio"], found["seeds"]
-    outcome, reason = judge_in_distribution(ratio, seeds)
+    outcome, reason, short = judge_in_distribution(ratio, seeds)
     estimates, parts = [], []
     if ratio is not None:
         estimates.append(ratio)
@@ -209,6 +220,7 @@ def verdict(records: list[Record], config: Any) -> dict:
         "; ".join(parts),
         CRITERION,
         estimates,
+        summary=short,
         claim="B5.3b",
         title="Fixed vs stochastic PE: training-loss convergence in distribution",
         paper="In distribution (training-loss convergence), using fixed instead of stochastic "

@@ -14,6 +14,7 @@ same fixed sequences; beside it the family's best at ``T`` (its ``α``) and that
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -220,32 +221,46 @@ def analyse(t: Table, seed: int = 0) -> dict[str, Any]:
     return out
 
 
-def judge(a: dict[str, Any], k: int) -> tuple[str, str]:
-    """The outcome and its one-sentence reason (``CRITERION_COROLLARY``)."""
+def judge(a: dict[str, Any], k: int) -> tuple[str, str, str]:
+    """The outcome, its one-sentence reason and its summary (``CRITERION_COROLLARY``)."""
     rows = a["rows"]
     seeds = min((r["seeds"] for r in rows.values()), default=0)
     if len(rows) < MIN_WIDTHS or seeds < MIN_SEEDS:
-        return stats.INCONCLUSIVE, (
+        return (
+            stats.INCONCLUSIVE,
             f"needs at least {MIN_WIDTHS} widths m_p with at least {MIN_SEEDS} seeds each; got "
-            f"widths {sorted(rows)} and {seeds} seeds"
+            f"widths {sorted(rows)} and {seeds} seeds",
+            f"needs {MIN_WIDTHS} widths x {MIN_SEEDS} seeds; got {len(rows)} widths, {seeds} seeds",
         )
     if a["exponent"] is None:
-        return stats.INCONCLUSIVE, f"the mean loss at T' = {k}T is 0 at some m_p: no exponent"
+        zero = f"the mean loss at T' = {k}T is 0 at some m_p: no exponent"
+        return stats.INCONCLUSIVE, zero, zero
     b, low, high = a["exponent"]
     shown = f"b = {stats.fmt_interval(b, low, high)}"
     if low >= 0:
-        return stats.NOT_REPRODUCED, (
-            f"the loss at T' = {k}T does not fall with m_p: {shown}, lower end >= 0"
+        return (
+            stats.NOT_REPRODUCED,
+            f"the loss at T' = {k}T does not fall with m_p: {shown}, lower end >= 0",
+            stats.fitting(
+                f"the loss at {k}T does not fall with m_p: {shown}",
+                f"the loss at {k}T does not fall with m_p: b >= {low:.3g}",
+            ),
         )
     far = [w for w, r in rows.items() if r["ood"]["high"] > WITHIN * r["family"]["mean"]]
     if high < 0 and not far:
-        return stats.REPRODUCED, (
+        return (
+            stats.REPRODUCED,
             f"the loss at T' = {k}T falls with m_p ({shown}) and stays within {WITHIN}x the "
-            f"W = alpha I family at the trained alpha at every m_p"
+            f"W = alpha I family at the trained alpha at every m_p",
+            stats.fitting(
+                f"the loss at {k}T falls with m_p: {shown}",
+                f"the loss at {k}T falls with m_p: b <= {high:.3g}",
+            ),
         )
-    gaps = []
+    gaps, texts = [], []
     if high >= 0:
         gaps.append(f"{shown} reaches 0 (more seeds, or widths over a wider range, would decide)")
+        texts.append([f"{shown} reaches 0", f"b's upper end {high:.3g} >= 0"])
     if far:
         settled = [w for w in far if rows[w]["ood"]["low"] > WITHIN * rows[w]["family"]["mean"]]
         need = (
@@ -257,14 +272,20 @@ def judge(a: dict[str, Any], k: int) -> tuple[str, str]:
             f"stochastic PE's interval reaches above {WITHIN}x the family at the trained alpha "
             f"at m_p = {far} ({need})"
         )
-    return stats.INCONCLUSIVE, "; ".join(gaps)
+        texts.append(
+            [f"stochastic PE > {WITHIN}x the family at m_p={settled[0]}"]
+            if settled
+            else [f"stochastic's upper end > {WITHIN}x the family at m_p={far[0]}"]
+        )
+    both = ["; ".join(pair) for pair in itertools.product(*texts)]
+    return stats.INCONCLUSIVE, "; ".join(gaps), stats.fitting(*both, texts[0][-1])
 
 
 def verdict(records: list[Record], config: Any) -> dict[str, Any]:
     """The B5.3c entry without its calibration (``stats.claim`` with the companion's fields)."""
     k = config.corollary_factor
     a = analyse(table(records, config), config.seed)
-    outcome, reason = judge(a, k)
+    outcome, reason, summary = judge(a, k)
     estimates, parts = [], []
     for w, r in a["rows"].items():
         estimates += [
@@ -303,6 +324,7 @@ def verdict(records: list[Record], config: Any) -> dict[str, Any]:
         "; ".join(parts) if parts else "no corollary records",
         CRITERION_COROLLARY,
         estimates,
+        summary=summary,
         claim="B5.3c",
         title="Out-of-distribution loss falling with the PE width",
         paper="The length-generalization corollary: the loss at unseen lengths follows the "

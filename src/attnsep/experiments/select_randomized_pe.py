@@ -223,7 +223,14 @@ def verdict(records: list[Record], config: Config) -> dict:
         f"d={config.d}, q={config.q}, m_p={config.pe_dim}, trained on lengths "
         f"[{config.first}, {config.T}] for {config.steps} steps; " + "; ".join(shown)
     )
-    return stats.claim(stats.FINDING, _reason(rows), measured, RULE, _estimates(rows, records))
+    return stats.claim(
+        stats.FINDING,
+        _reason(rows),
+        measured,
+        RULE,
+        _estimates(rows, records),
+        summary=_summary(rows),
+    )
 
 
 def _reason(rows: dict[int, dict[str, Any]]) -> str:
@@ -245,6 +252,29 @@ def _reason(rows: dict[int, dict[str, Any]]) -> str:
             f"{fmt_mean(far['over_family'])} at T' = {lengths[-1]}"
         )
     return text
+
+
+def _summary(rows: dict[int, dict[str, Any]]) -> str:
+    """The headline of :func:`_reason`: each mode's loss / uniform at the longest test length."""
+    if not rows:
+        return "no test length was measured"
+    near, (t, far) = rows[min(rows)], max(rows.items())
+    ratios = {
+        pe: f"{far[pe]['mean'] / far['uniform']:.3g}x"
+        for pe in PES
+        if near[pe] is not None and far[pe] is not None
+    }
+    if not ratios:
+        return f"no PE mode measured at T' = {t}"
+
+    def listed(tag: str) -> str:
+        return ", ".join(f"{pe}{tag} {r}" for pe, r in ratios.items())
+
+    return stats.fitting(
+        f"at T' = {t}: {listed(' PE')} uniform",
+        f"at T' = {t}: {listed('')} uniform",
+        f"T'={t}: {listed('')} uniform",
+    )
 
 
 def figure(records: list[Record], config: Config, out: Path) -> list[Path]:

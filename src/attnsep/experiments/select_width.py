@@ -39,12 +39,13 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from ..configs import SELECTION_RIVAL_MIN_ALPHA, SELECTION_TARGET
+from ..configs import FAMILY_SAMPLES, SELECTION_RIVAL_MIN_ALPHA, SELECTION_TARGET
 from ..metrics import calibration
 from ..metrics.stats import AFFINE_POLYLOG, LINEAR_LOG, POWER
 from ..train.search import probe_matrix, smallest_passing
 from . import costs, plotting
 from .base import Experiment, ExperimentConfig, InputLength, Positive, Record, register
+from .select_convergence import family_bytes
 from .select_width_verdict import analyse, cell_series, decision, verdict
 
 if TYPE_CHECKING:
@@ -452,9 +453,69 @@ def work(c: costs.Config) -> costs.Parts:
     return width_search_work(c, c["d_values"])
 
 
+# --- memory (``Experiment.peak``): the most one job holds ------------------------------------
+
+NODES, MOMENT_STEP, MIN_OCTAVE, TOP, TABLE = 32, 2e-4, 12, 32, 2**16 + 1
+"""``exact.family_law``'s sizes (that module imports torch, which planning does not): its
+quadrature nodes, moment-table step and smallest table, the expected exactly drawn products per
+sequence, and the points of its tabulated distribution function."""
+MONITOR = 512
+"""``selection_threshold.Stopping().monitor``: the sequences of the ``sgd`` solver's monitor."""
+
+
+def law_bytes(T: int, q: int, samples: int, m_limit: int) -> float:
+    """The ``law`` solver's memory (``exact.family_law.best_law_loss``): a replica's two draws
+    of ``samples`` sequences, their exactly drawn products (``T − q`` of them, or about
+    ``2 TOP`` beyond ``T − q = 4 TOP``) in a few copies. Beyond ``4 TOP`` the bulk's moment
+    table dominates: its quadrature holds about five ``points x NODES`` arrays at once
+    (``points = ln(1 + 2^MIN_OCTAVE) / MOMENT_STEP``), and each probed width keeps its table and
+    split in a cache (``2 log2 m_limit`` probes)."""
+    K = T - q
+    if K <= 4 * TOP:
+        return 8.0 * 8 * samples * (K + q * q)
+    points = math.log1p(2.0**MIN_OCTAVE) / MOMENT_STEP
+    cached = 2 * math.log2(m_limit) * (points + 2 * TABLE)
+    return 8.0 * (8 * samples * (2 * TOP + q * q) + 5 * NODES * points + cached)
+
+
+def sgd_bytes(search: WidthSearch, T: int, q: int, m: int) -> float:
+    """The ``sgd`` solver's memory at width ``m`` (``selection_threshold.converge``): per
+    replica ``W`` (``m x m``) with its chunk's start, gradient and float copies; the monitor
+    draw, kept throughout; the eval draw's subset encodings (``eval_size x q x m``) with its
+    query and logits; a step's batch with its graph. The family's best before it
+    (:func:`~.select_convergence.family_bytes`, ``FAMILY_SAMPLES`` sequences) is freed first."""
+    sequences = search.eval_size * (q + 3) + MONITOR * (q + 1) + 3 * search.batch * (q + 2)
+    products = 3 * (search.eval_size + MONITOR + search.batch) * (T - q)
+    trained = 8.0 * search.seeds * (sequences * m + products + 4 * m * m)
+    return max(trained, family_bytes(FAMILY_SAMPLES, T, q, m))
+
+
+def search_peak(search: WidthSearch) -> float:
+    """The memory of the largest ``(T, q)`` search of ``search``, by solver: ``law``
+    (:func:`law_bytes`); ``population``, the family's draws at the widest width the search may
+    probe, ``m_limit`` (:func:`~.select_convergence.family_bytes`, ``samples`` sequences, one
+    replica at a time); ``sgd`` (:func:`sgd_bytes`) at ``m_limit``."""
+    m = search.m_limit
+
+    def one(T: int, q: int) -> float:
+        if search.solver == "law":
+            return law_bytes(T, q, search.samples, m)
+        if search.solver == "population":
+            return family_bytes(search.samples, T, q, m)
+        return sgd_bytes(search, T, q, m)
+
+    return max(one(T, q) for T in search.T_values for q in search.q_values)
+
+
+def peak(c: costs.Config) -> float:
+    """The largest search's memory (:func:`search_peak`; ``d`` does not enter it)."""
+    return search_peak(Config(**c))
+
+
 EXPERIMENT = register(
     Experiment(
         work=work,
+        peak=peak,
         searches=True,
         name="select-width",
         claim="B5.2",

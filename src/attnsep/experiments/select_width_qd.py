@@ -23,7 +23,16 @@ from ..metrics import calibration, stats
 from ..train.search import probe_matrix, smallest_passing
 from . import costs, plotting
 from .base import Experiment, ExperimentConfig, Record, register
-from .select_width_qd_verdict import CRITERION, analyse, estimates_of, outcome, reason
+from .select_width_qd_verdict import (
+    CRITERION,
+    D_PAPER,
+    D_RIVAL,
+    analyse,
+    estimates_of,
+    outcome,
+    reason,
+    unreached,
+)
 from .select_width_qd_verdict import training_text as training_summary
 
 Dim = Annotated[int, Field(ge=1, le=256)]
@@ -144,7 +153,7 @@ def verdict(records: list[Record], config: Config) -> dict:
     t = analyse(records)
     result = outcome(t)
     if calibration.in_simulation():
-        return stats_claim(result, "simulated", "", [])
+        return stats_claim(result, "simulated", "", [], summary="simulated")
     estimates = estimates_of(t)
     measured = "; ".join(stats.fmt_estimate(e) for e in estimates)
     if all("content" in p for r in records for p in r["probes"]):
@@ -155,16 +164,77 @@ def verdict(records: list[Record], config: Config) -> dict:
         f"T={config.T}, target {config.target:g}: " + measured,
         estimates,
         config,
+        summary=summary(t, result),
         d_side=t["d_side"],
         q_side=t["q_side"],
     )
 
 
 def stats_claim(
-    result: str, why: str, measured: str, estimates: list, config: Config | None = None, **extra
+    result: str,
+    why: str,
+    measured: str,
+    estimates: list,
+    config: Config | None = None,
+    *,
+    summary: str,
+    **extra,
 ) -> dict:
     extra_text = "" if config is None else f" ({config.seeds} seeds per probe)"
-    return stats.claim(result, why, measured, CRITERION + extra_text, estimates, **extra)
+    return stats.claim(
+        result, why, measured, CRITERION + extra_text, estimates, summary=summary, **extra
+    )
+
+
+def summary(t: dict[str, Any], result: str) -> str:
+    """``reason(t, result)`` in at most ``stats.SUMMARY_CHARS`` characters: the part that
+    decides, in the same branch."""
+    beta, low, high = t["beta_d"]
+    if not t["reached"]:
+        missing = unreached(t)
+        where = missing[0] if len(missing) == 1 else f"{len(missing)} (d, q), first {missing[0]}"
+        not_reached = f"m_p* not reached at {where}"
+        if result == stats.NOT_REPRODUCED:  # the d part decided on the q's reached at every d
+            return stats.fitting(
+                f"d-exponent >= {low:.3g} >= {D_RIVAL}; {not_reached}", not_reached
+            )
+        return not_reached
+    q_last = t["q"][-1]
+    if result == stats.REPRODUCED:
+        return f"d-exponent <= {high:.3g} < {D_PAPER}; linear in q predicts q={q_last}"
+    if result == stats.NOT_REPRODUCED:
+        parts = []
+        if t["d_side"] == "rival":
+            parts.append(f"d-exponent >= {low:.3g} >= {D_RIVAL}: width grows with d")
+        if t["q_side"] == "rival":
+            parts.append(f"a + c q^2 predicts q={q_last} better")
+        return stats.fitting("; ".join(parts), parts[0])
+    # inconclusive: each undecided part, from its fullest text to its tersest
+    d_texts = [""]
+    if t["d_side"] is None:
+        d_texts = (
+            [f"only d = {t['d'][0]}; the d part needs 2"]
+            if len(t["d"]) < 2
+            else [
+                f"d-exponent {stats.fmt_interval(beta, low, high)} undecided",
+                f"d-exponent {beta:.3g} undecided",
+            ]
+        )
+    q_texts, h = [""], t["held_out"]
+    if t["q_side"] is None and h is None:
+        q_texts = ["too few q's (3 needed)"]
+    elif t["q_side"] is None and h["difference"][1] > 0:  # the rival misses by more, but
+        q_texts = [f"m_p* at q={q_last} not above q={t['q'][0]}'s"]  # m_p* does not grow
+    elif t["q_side"] is None:
+        diff = h["difference"]
+        q_texts = [
+            f"q part: rival - paper error {stats.fmt_interval(*diff)} spans 0",
+            f"q part: rival - paper error {diff[0]:.3g} spans 0",
+        ]
+    pairs = [(d, q) for d in d_texts for q in q_texts]  # at least one part is undecided
+    return stats.fitting(
+        *("; ".join(x for x in pair if x) for pair in pairs), d_texts[-1] or q_texts[-1]
+    )
 
 
 def figure(records: list[Record], config: Config, out: Path) -> list[Path]:

@@ -167,6 +167,16 @@ def _fmt(triple: tuple[float, float, float]) -> str:
     return stats.fmt_interval(*triple)
 
 
+def unreached(t: dict[str, Any]) -> list[str]:
+    """The ``(d=…, q=…)`` where ``m_p*`` was not reached (``analyse``'s table ``t``)."""
+    return [
+        f"(d={d}, q={q})"
+        for i, q in enumerate(t["q"])
+        for j, d in enumerate(t["d"])
+        if not math.isfinite(t["value"][i, j])
+    ]
+
+
 def reason(t: dict[str, Any], result: str) -> str:
     beta = f"the exponent of m_p* in d is {_fmt(t['beta_d'])} over d = {t['d'][0]} … {t['d'][-1]}"
     h = t["held_out"]
@@ -177,15 +187,9 @@ def reason(t: dict[str, Any], result: str) -> str:
         f"{_fmt(h['rival'])} (difference {_fmt(h['difference'])})"
     )
     if not t["reached"]:
-        missing = [
-            f"(d={d}, q={q})"
-            for i, q in enumerate(t["q"])
-            for j, d in enumerate(t["d"])
-            if not math.isfinite(t["value"][i, j])
-        ]
         return (
-            f"m_p* was not reached at {', '.join(missing)} (raise m_limit or max_steps); on the "
-            f"q's reached at every d ({t['d_rows']}) {beta}"
+            f"m_p* was not reached at {', '.join(unreached(t))} (raise m_limit or max_steps); "
+            f"on the q's reached at every d ({t['d_rows']}) {beta}"
         )
     if result == stats.REPRODUCED:
         return f"{beta} (upper end < {D_PAPER}: no growth with d); {q_text}: linear in q predicts"

@@ -207,6 +207,36 @@ def reason(series: dict[Any, dict[str, Any]], decided: dict[Any, str | None], re
     return f"decisions over the judged series: {counts}{beyond}{note}"
 
 
+def summary(series: dict[Any, dict[str, Any]], decided: dict[Any, str | None], result: str) -> str:
+    """:func:`reason` in at most ``stats.SUMMARY_CHARS`` characters, branch by branch."""
+    judged = {k: v for k, v in decided.items() if v != FLAT}
+    if result == stats.REPRODUCED:
+        return stats.fitting(
+            f"both rules side with (ln T)^p in all {len(judged)} judged series",
+            "both rules side with (ln T)^p in every judged series",
+        )
+    if result == stats.NOT_REPRODUCED:
+        rival = sum(v == "rival" for v in judged.values())
+        return stats.fitting(
+            f"m_p* grows like T^alpha (alpha >= {SELECTION_RIVAL_MIN_ALPHA}) in {rival} of "
+            f"{len(judged)} series",
+            f"m_p* grows like T^alpha in {rival} of {len(judged)} series",
+        )
+    if not judged:
+        return "every series is a flat q = 1 series: nothing to judge"
+    if None in judged.values():
+        sizes = len(next(iter(series.values()))["T"])
+        return f"only {sizes} values of T; the growth rules need {MIN_SIZES}"
+    unreached = [k for k, v in judged.items() if v == UNREACHED]
+    if unreached:
+        q, d = unreached[0]
+        if len(unreached) == 1:
+            return f"m_p* not reached at q={q}, d={d} (raise m_limit)"
+        return f"m_p* not reached in {len(unreached)} series, first q={q}, d={d}"
+    counts = {x: list(judged.values()).count(x) for x in ("paper", "rival", "neither")}
+    return "decided series: " + ", ".join(f"{k} {v}" for k, v in counts.items())
+
+
 def _rules_text(g: dict[str, Any]) -> str:
     if "curvature" not in g:
         return f"growth rules: {g['decided'] or 'too few T'}"
@@ -280,7 +310,7 @@ def verdict(records: list[Record], config: Config) -> dict:
     decided = {k: decision(k[0], s) for k, s in series.items()}
     result = outcome(list(decided.values()))
     if calibration.in_simulation():
-        return stats.claim(result, "simulated", "", CRITERION, [])
+        return stats.claim(result, "simulated", "", CRITERION, [], summary="simulated")
     estimates, parts = [], []
     for (q, d), s in series.items():
         estimates += estimates_of(q, d, s)
@@ -296,6 +326,7 @@ def verdict(records: list[Record], config: Config) -> dict:
         measured + training_summary(records),
         CRITERION + f" (target {config.target:g}, {config.seeds} seeds per probe)",
         estimates,
+        summary=summary(series, decided, result),
         decided={f"q={q}, d={d}": v for (q, d), v in decided.items()},
         family_p={f"q={q}": family_p(q) for q in sorted({q for q, _ in series})},
         separating_T={f"q={q}, d={d}": s["separating_T"] for (q, d), s in series.items()},

@@ -30,7 +30,7 @@ from ..metrics import stats
 from ..metrics.stats import POWER
 from . import costs, plotting
 from .base import Experiment, Record, register
-from .select_width import WidthSearch, draw_series, width_search_work
+from .select_width import WidthSearch, draw_series, search_peak, width_search_work
 from .select_width_verdict import rival_min_alpha
 
 
@@ -288,7 +288,13 @@ def verdict(records: list[Record], config: Config) -> dict:
             + ". Both sides compute one proven bound (SPEC B4), so this is a bug in attnsep "
             "(exact.selection_bounds or separation_select), not a verdict on the paper"
         )
-        return stats.claim(stats.CHECK_FAILED, reason, measured, criterion, estimates)
+        summary = stats.fitting(
+            f"FCN width disagrees with the theorem ({len(problems)} problems): a bug",
+            f"FCN width disagrees with the theorem ({len(problems)} problems)",
+        )
+        return stats.claim(
+            stats.CHECK_FAILED, reason, measured, criterion, estimates, summary=summary
+        )
     slopes = ", ".join(f"q={q}: {s['fcn_growth']['slope']:.6g}" for q, s in series.items())
     reason = (
         f"at every (T, q) the FCN's minimum first-layer width found from the floor equals "
@@ -296,7 +302,11 @@ def verdict(records: list[Record], config: Config) -> dict:
         "the transformer's width d + m_p* and the ratio are reported, its growth law is judged "
         "in B5.2"
     )
-    return stats.claim(stats.CONFIRMED, reason, measured, criterion, estimates)
+    summary = stats.fitting(
+        f"FCN width = ceil(Td - {config.target:g} d (T - 1)) at every (T, q)",
+        "FCN width = the theorem's bound at every (T, q)",
+    )
+    return stats.claim(stats.CONFIRMED, reason, measured, criterion, estimates, summary=summary)
 
 
 # --- cost (``attnsep reproduce --plan``): the work of one job ---------------------------------
@@ -306,9 +316,16 @@ def work(c: costs.Config) -> costs.Parts:
     return width_search_work(c, [c["d"]])
 
 
+def peak(c: costs.Config) -> float:
+    """The transformer's search (``select_width.search_peak``); the FCN's bound is exact
+    arithmetic on a few numbers."""
+    return search_peak(Config(**c))
+
+
 EXPERIMENT = register(
     Experiment(
         work=work,
+        peak=peak,
         searches=True,
         name="separation-select",
         claim="C",

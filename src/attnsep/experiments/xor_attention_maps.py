@@ -364,9 +364,8 @@ def verdict(records: list[Record], config: Config) -> dict:
     shallow = {size: groups[size] for size in groups if not judged(size)}
     if shallow:
         companions.append(expressivity_finding(shallow, summaries, needed))
-    outcome, reason = combine(
-        {size: judge(summaries[size], needed[size], target) for size in sizes_judged}
-    )
+    judged_at = {size: judge(summaries[size], needed[size], target) for size in sizes_judged}
+    outcome, reason = combine({size: (v, why) for size, (v, why, _) in judged_at.items()})
     best_eta = {
         size_text(size): {n: (s := summaries[size].get(n)) and s["eta"] for n in PAPER_MAPS}
         for size in sizes_judged
@@ -377,6 +376,7 @@ def verdict(records: list[Record], config: Config) -> dict:
         measured,
         CRITERION,
         estimates,
+        summary=brief(outcome, judged_at, summaries),
         best_eta=best_eta,
         needed_weight={size_text(size): needed[size] for size in groups},
         companions=companions,
@@ -405,19 +405,47 @@ def combine(outcomes: dict[Size, tuple[str, str]]) -> tuple[str, str]:
     return stats.REPRODUCED, capital("; ".join(at(stats.REPRODUCED)))
 
 
+def brief(
+    outcome: str,
+    judged_at: dict[Size, tuple[str, str, str]],
+    summaries: dict[Size, dict[str, dict | None]],
+) -> str:
+    """``combine``'s reason in short: the first size that decides, or, when every size is
+    reproduced, softmax's lowest specialization rate over them."""
+    if not judged_at:
+        return "no size with m >= d was run"
+    if outcome != stats.REPRODUCED:
+        (d, m), (_, _, short) = next((k, v) for k, v in judged_at.items() if v[0] == outcome)
+        return stats.fitting(f"d={d}, m={m}: {short}", short)
+    if len(judged_at) == 1:
+        return next(iter(judged_at.values()))[2]
+    lowest = min(
+        s["specialized"][0] for size in judged_at if (s := summaries[size][SOFTMAX]) is not None
+    )
+    rivals = [name for name in RIVALS if any(name in summaries[size] for size in judged_at)]
+    return stats.fitting(
+        f"softmax 1 step, rate >= {lowest:.3g}; {', '.join(rivals)} >= 10x steps",
+        f"softmax 1 step, rate >= {lowest:.3g}; rivals >= 10x steps",
+    )
+
+
 def capital(text: str) -> str:
     text = text.rstrip(".")
     return text[:1].upper() + text[1:] + "."
 
 
-def judge(summaries: dict[str, dict | None], needed: float, target: float) -> tuple[str, str]:
-    """A7.3's outcome at one size and its reason (``Config``'s criterion)."""
+def judge(summaries: dict[str, dict | None], needed: float, target: float) -> tuple[str, str, str]:
+    """A7.3's outcome at one size, its reason and its summary (``Config``'s criterion)."""
     soft = summaries.get(SOFTMAX)
     rivals = {name: summaries[name] for name in RIVALS if name in summaries}
     if soft is None or not rivals:
         missing = "softmax diverged at every eta or was not run" if soft is None else "no rival"
-        return stats.INCONCLUSIVE, f"nothing to compare: {missing}"
+        short = "softmax diverged or not run" if soft is None else "no rival"
+        return stats.INCONCLUSIVE, f"nothing to compare: {missing}", f"nothing to compare: {short}"
     S = soft["steps"][0]
+
+    def rate(s: dict) -> str:
+        return f"{s['specialized'][0]:.3g}"
 
     def fast(s: dict) -> bool:
         return s["steps"][0] < 10 * S
@@ -443,51 +471,77 @@ def judge(summaries: dict[str, dict | None], needed: float, target: float) -> tu
 
     for name, s in rivals.items():
         if s is not None and fast(s) and not separated(s):
-            return stats.NOT_REPRODUCED, (
+            return (
+                stats.NOT_REPRODUCED,
                 f"{name} reaches the target in a median of {steps_text(s)} steps (< 10x "
                 f"softmax's {steps_text(soft)}) and specializes as often: {rate_text(s)} vs "
-                f"softmax's {rate_text(soft)}"
+                f"softmax's {rate_text(soft)}",
+                stats.fitting(
+                    f"{name} {steps_text(s)} steps (< 10x), rate {rate(s)} vs {rate(soft)}",
+                    f"{name} < 10x softmax's steps, specializes as often",
+                ),
             )
     if not (S == 1 and soft["specialized"][0] >= 0.9):
-        return stats.INCONCLUSIVE, (
+        return (
+            stats.INCONCLUSIVE,
             f"softmax misses its own part (median steps {steps_text(soft)}, specialization "
             f"{rate_text(soft)}) while neither linear nor erf matches it: more seeds would "
-            "decide a rate whose interval holds 0.9, a larger step budget a median beyond it"
+            "decide a rate whose interval holds 0.9, a larger step budget a median beyond it",
+            f"softmax misses: median steps {steps_text(soft)}, rate {rate(soft)}",
         )
     for name, s in rivals.items():
         if s is None:
-            return stats.INCONCLUSIVE, (
-                f"{name} diverged at every eta of the grid: smaller step sizes would decide"
+            return (
+                stats.INCONCLUSIVE,
+                f"{name} diverged at every eta of the grid: smaller step sizes would decide",
+                f"{name} diverged at every eta of the grid",
             )
         if not separated(s):
-            return stats.INCONCLUSIVE, (
+            return (
+                stats.INCONCLUSIVE,
                 f"{name} needs a median of {steps_text(s)} steps (>= 10x softmax's; "
                 f"{cause(name, s)}) but its specialization {rate_text(s)} overlaps softmax's "
                 f"{rate_text(soft)}: more seeds, or a larger step budget if it is still "
-                "converging, would decide"
+                "converging, would decide",
+                stats.fitting(
+                    f"{name} >= 10x steps, but rate {rate(s)} overlaps {rate(soft)}",
+                    f"{name} >= 10x steps, but its rate overlaps softmax's",
+                ),
             )
         if fast(s):
-            return stats.INCONCLUSIVE, (
+            return (
+                stats.INCONCLUSIVE,
                 f"{name} reaches the target in a median of {steps_text(s)} steps (< 10x "
                 "softmax's) yet specializes less often with separated intervals: the rule's two "
-                "parts disagree, and neither more seeds nor a larger step budget would decide"
+                "parts disagree, and neither more seeds nor a larger step budget would decide",
+                stats.fitting(
+                    f"{name} {steps_text(s)} steps (< 10x) yet specializes less often",
+                    f"{name} < 10x softmax's steps yet specializes less often",
+                ),
             )
     if not any(s is not None and "ceiling" in s and represents(s, needed) for s in rivals.values()):
-        return stats.INCONCLUSIVE, (
+        return (
+            stats.INCONCLUSIVE,
             f"{' and '.join(rivals)} fail, but none can be shown to represent the target here "
             f"(ceilings {', '.join(f'{n} {ceiling(s)}' for n, s in rivals.items() if s)}; "
             f"needed {needed:.2g}): the comparison measures expressivity, not learning; a "
-            "larger m would decide"
+            "larger m would decide",
+            f"no rival's ceiling shown to reach the {needed:.2g} needed",
         )
     failing = "; ".join(
         f"{cause(name, s)}: steps {steps_text(s)}, specialization {rate_text(s)}"
         for name, s in rivals.items()
         if s is not None
     )
-    return stats.REPRODUCED, (
+    return (
+        stats.REPRODUCED,
         f"softmax reaches loss <= {target:g} in one step and specializes at a rate of "
         f"{rate_text(soft)}, while {' and '.join(rivals)} need >= 10x the steps or never get "
-        f"there and specialize less often with separated intervals: {failing}"
+        f"there and specialize less often with separated intervals: {failing}",
+        stats.fitting(
+            f"softmax 1 step, rate {rate(soft)}; {', '.join(rivals)} >= 10x steps",
+            f"softmax 1 step, rate {rate(soft)}; rivals >= 10x steps",
+        ),
     )
 
 
@@ -505,11 +559,35 @@ def work(c: costs.Config) -> float:
     return steps * c["seeds"] * area
 
 
+def peak(c: costs.Config) -> float:
+    """The largest size's memory (maps and sizes run one after another): ``V``; the grid's state
+    (``xor_maps_descent.GridDescent``: ten ``E x G x H x m`` arrays, theta, its gradient, a
+    step's copies and the first step's, and every run's losses); a step's score-sized rows, ten
+    arrays of ``E x G x H x d`` in chunks of about 16 MB (``CHUNK_BYTES``); and the ceiling
+    (``xor_maps_ceiling.replica_ceilings``): ``3 P`` start directions a replica and six arrays
+    of their scores in chunks of ``CEILING_CHUNK`` numbers."""
+    from .xor_maps_ceiling import CEILING_CHUNK, CEILING_POSITIONS
+
+    E, G, H = c["seeds"], len(c["eta_exponents"]), 2
+    budget = c["budget"]
+    screen = min(c["screen_steps"] or budget, budget)
+    losses = E * (G * screen + c["refine"] * (budget - screen))
+    peaks = []
+    for d, m, _ in sizes(Config(**c)):
+        run, K = G * H * d, 3 * min(d, CEILING_POSITIONS)
+        scores = 10 * min(E, max(1, (2 << 20) // run)) * run
+        ceiling = K * m * E + 6 * min(E, max(1, CEILING_CHUNK // (K * d))) * K * d
+        peaks.append(8.0 * (E * d * m + 10 * E * G * H * m + losses + scores + ceiling))
+    return max(peaks)
+
+
 EXPERIMENT = register(
     Experiment(
         work=work,
+        peak=peak,
         name="attention-maps",
         claim="A7.3",
+        companions=("A7.3b", "A7.3c"),
         title="Exact softmax is necessary",
         paper="Linear and erf attention fail to learn sparse XOR: they do not converge or the two "
         "heads collapse onto the same feature; only exact softmax specializes quickly.",

@@ -202,6 +202,51 @@ def _reason(a: dict[str, Any], outcome: str) -> str:
     return said
 
 
+def _summary(a: dict[str, Any], outcome: str) -> str:
+    """``_reason`` in short (a claim's ``summary``): the bound that decides, to two digits as the
+    reason gives it."""
+    if len(a["d"]) < MIN_SIZES:
+        return f"only {len(a['d'])} values of d; the criterion needs {MIN_SIZES}"
+    if min(a["seeds"]) < MIN_SEEDS:
+        return f"only {min(a['seeds'])} replicas per probe; the criterion needs {MIN_SEEDS}"
+    (_, p_low, p_high), (_, w_low, w_high) = a["alpha_P"], a["alpha_w"]
+    pl, ph, wl, wh = (
+        "n/a" if math.isnan(x) else f"{x:.2g}" for x in (p_low, p_high, w_low, w_high)
+    )
+    if outcome == stats.REPRODUCED:
+        return stats.fitting(
+            f"linear P* (alpha_P >= {pl}), flat w* (alpha_w <= {wh})",
+            f"alpha_P >= {pl}, alpha_w <= {wh}",
+        )
+    if outcome == stats.NOT_REPRODUCED:
+        if w_low >= WIDTH_MAX:
+            return f"the width grows: alpha_w's lower bound {wl} >= {WIDTH_MAX}"
+        return stats.fitting(
+            f"fewer than linear params: alpha_P's upper bound {ph} < {PARAMS_MIN}",
+            f"sublinear parameters: alpha_P's upper bound {ph} < {PARAMS_MIN}",
+        )
+    missing = [int(d) for d, w in zip(a["d"], a["w"], strict=True) if not math.isfinite(w)]
+    if missing:
+        return stats.fitting(
+            f"w* not reached within the width limit at d={missing[0]}"
+            + (f" and {len(missing) - 1} more" if len(missing) > 1 else ""),
+            f"w* not reached within the width limit at {len(missing)} d's",
+        )
+    said = (
+        f"alpha_P's lower bound {pl} < {PARAMS_MIN}"
+        if p_low < PARAMS_MIN
+        else f"alpha_w's upper bound {wh} >= {WIDTH_FLAT}"
+    )
+    where = deciding_d(a)
+    if where is not None:
+        return stats.fitting(
+            f"{said}; d ~ {where:g} would decide", f"{said}; d ~ {where:g} decides", said
+        )
+    if WIDTH_FLAT <= a["alpha_w"][0] <= WIDTH_MAX:
+        return stats.fitting(f"{said}; w* grows, slower than d^0.5", said)
+    return said
+
+
 def verdict(records: list[Record], config: Any) -> dict:
     a = analyse(records)
     outcome = decide(a)
@@ -215,7 +260,10 @@ def verdict(records: list[Record], config: Any) -> dict:
         f"{_table(a)}; exponents: alpha_P = {stats.fmt_interval(*a['alpha_P'])}, alpha_w = "
         f"{stats.fmt_interval(*a['alpha_w'])} ({min(a['seeds'], default=0)} replicas per probe)"
     )
-    return stats.claim(outcome, _reason(a, outcome), measured, CRITERION, estimates)
+    summary = _summary(a, outcome)
+    return stats.claim(
+        outcome, _reason(a, outcome), measured, CRITERION, estimates, summary=summary
+    )
 
 
 # --- error rates (SPEC Part E) ------------------------------------------------------------------

@@ -180,21 +180,34 @@ def bounded(name: str, value: float, low: float, high: float) -> dict:
     return stats.estimate(name, *stats.holding(value, low, high))
 
 
-def decide(series: dict[int, Series], span: dict | None, steps: list[float]) -> tuple[str, str]:
-    """The verdict and its reason (``CRITERION``)."""
+def decide(
+    series: dict[int, Series], span: dict | None, steps: list[float]
+) -> tuple[str, str, str]:
+    """The verdict, its reason and the reason in short (``CRITERION``)."""
     ks = list(series)
     if len(ks) < 2 or span is None:
-        return stats.INCONCLUSIVE, f"only k = {ks} ran: the growth of alpha with k needs two k's"
+        return (
+            stats.INCONCLUSIVE,
+            f"only k = {ks} ran: the growth of alpha with k needs two k's",
+            f"only k = {ks} ran; alpha's growth with k needs two k's",
+        )
     short = [k for k, s in series.items() if len(s.d) < MIN_D]
     if short:
-        return stats.INCONCLUSIVE, (
-            f"k = {short} ran at fewer than {MIN_D} d's: an exponent needs {MIN_D} or more"
+        return (
+            stats.INCONCLUSIVE,
+            f"k = {short} ran at fewer than {MIN_D} d's: an exponent needs {MIN_D} or more",
+            stats.fitting(
+                f"k = {short} ran at fewer than {MIN_D} d's; an exponent needs {MIN_D}",
+                f"{len(short)} k's ran at fewer than {MIN_D} d's",
+            ),
         )
     few = min(s.replicas for s in series.values())
     if few < MIN_REPLICAS:
-        return stats.INCONCLUSIVE, (
+        return (
+            stats.INCONCLUSIVE,
             f"only {few} replicas per (d, k): the 90% quantile of fewer than {MIN_REPLICAS} is "
-            "their largest N_r, whose bootstrap interval is too narrow; more seeds would decide"
+            "their largest N_r, whose bootstrap interval is too narrow; more seeds would decide",
+            f"only {few} replicas per (d, k); the criterion needs {MIN_REPLICAS}",
         )
     censored = [
         f"(d={int(d)}, k={k})"
@@ -203,30 +216,65 @@ def decide(series: dict[int, Series], span: dict | None, steps: list[float]) -> 
         if not math.isfinite(s.interval(j)[1])
     ]
     if censored or span["value"] is None:
-        return stats.INCONCLUSIVE, (
+        more = f" and {len(censored) - 1} more" if len(censored) > 1 else ""
+        return (
+            stats.INCONCLUSIVE,
             f"N* or its upper bound lies beyond the cap at {', '.join(censored)}: a larger "
-            "n_limit would decide"
+            "n_limit would decide",
+            stats.fitting(
+                f"N* or its upper bound beyond the cap at {censored[0]}{more}"
+                if censored
+                else "N* or its upper bound lies beyond the cap",
+                f"N* or its upper bound beyond the cap in {len(censored)} cells",
+            ),
         )
     dk = ks[-1] - ks[0]
     alphas = ", ".join(f"alpha_{k} = {s.alpha:.3g}" for k, s in series.items())
-    text = (
-        f"{alphas}; alpha_{ks[-1]} - alpha_{ks[0]} = "
-        f"{stats.fmt_interval(span['value'], span['low'], span['high'])}"
-    )
+    name = f"alpha_{ks[-1]} - alpha_{ks[0]}"
+    span_text = stats.fmt_interval(span["value"], span["low"], span["high"])
+    text = f"{alphas}; {name} = {span_text}"
+    spanned = f"{name} = {span_text}"
     if span["low"] is not None and span["low"] >= REPRODUCE_RATE * dk and min(steps) > 0:
-        return stats.REPRODUCED, (
+        return (
+            stats.REPRODUCED,
             f"the d-exponent of N* grows with k ({text} >= {REPRODUCE_RATE * dk:g}): N* ~ "
-            "(c d)^k, exponential in k"
+            "(c d)^k, exponential in k",
+            stats.fitting(
+                f"{spanned} >= {REPRODUCE_RATE * dk:g}: exponential in k",
+                f"{spanned} >= {REPRODUCE_RATE * dk:g}",
+                f"{name} = {span['value']:.3g} >= {REPRODUCE_RATE * dk:g}",
+            ),
         )
     if span["high"] is not None and span["high"] < REFUTE_RATE * dk:
-        return stats.NOT_REPRODUCED, (
-            f"one d-exponent fits every k ({text} < {REFUTE_RATE * dk:g}): N* is polynomial in k "
-            "at these d's"
+        return (
+            stats.NOT_REPRODUCED,
+            f"one d-exponent fits every k ({text} < {REFUTE_RATE * dk:g}): N* is polynomial in "
+            "k at these d's",
+            stats.fitting(
+                f"{spanned} < {REFUTE_RATE * dk:g}: polynomial in k",
+                f"{spanned} < {REFUTE_RATE * dk:g}",
+                f"{name} = {span['value']:.3g} < {REFUTE_RATE * dk:g}",
+            ),
         )
-    why = "the exponents do not increase with k" if min(steps) <= 0 else "the interval is wide"
-    return stats.INCONCLUSIVE, (
-        f"{text} lies between {REFUTE_RATE * dk:g} and {REPRODUCE_RATE * dk:g} ({why}): more "
-        "replicas (seeds) or a wider range of d (the full preset) would decide"
+    bounds = f"between {REFUTE_RATE * dk:g} and {REPRODUCE_RATE * dk:g}"
+    if min(steps) <= 0:
+        why = "the exponents do not increase with k"
+        j = next(j for j, step in enumerate(steps) if step <= 0)
+        (a, low), (b, high) = ((k, series[k].alpha) for k in ks[j : j + 2])
+        summary = stats.fitting(
+            f"alpha_{b} = {high:.3g} <= alpha_{a} = {low:.3g}: no increase with k", why
+        )
+    else:
+        why = "the interval is wide"
+        summary = stats.fitting(
+            f"{spanned} lies {bounds}",
+            f"{name} = {span['value']:.3g} lies {bounds}",
+        )
+    return (
+        stats.INCONCLUSIVE,
+        f"{text} lies {bounds} ({why}): more replicas (seeds) or a wider range of d (the full "
+        "preset) would decide",
+        summary,
     )
 
 
@@ -236,7 +284,7 @@ def verdict(records: list[Record], config: Any) -> dict:
     exps, info = exponent_estimates(series)
     big, big_info = largest_d(series) if not calibration.in_simulation() else ([], None)
     estimates += exps + big
-    outcome, reason = decide(series, info["span"], info["steps"])
+    outcome, reason, summary = decide(series, info["span"], info["steps"])
     if big_info is not None:
         s = big_info["slope"]
         reason += (
@@ -251,7 +299,7 @@ def verdict(records: list[Record], config: Any) -> dict:
         f" ({config.seeds} replicas per (d, k), {config.features} features, sign error <= "
         f"{config.target_error:g}, N* reached by >= {config.target_rate:g} of replicas)"
     )
-    return stats.claim(outcome, reason + ".", measured, criterion, estimates)
+    return stats.claim(outcome, reason + ".", measured, criterion, estimates, summary=summary)
 
 
 def walsh_ratios(series: dict[int, Series]) -> str:

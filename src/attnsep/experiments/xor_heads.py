@@ -337,16 +337,22 @@ def verdict(records: list[Record], config: Config) -> dict:
     measured = f"fixed m={config.m}, schedule m = ceil({config.schedule_scale:g} (ln d)^2) | "
     measured += " | ".join(parts)
     outcomes = [_specialization(records), _comparison(records), _alignment(records)]
-    verdicts = [v for v, _ in outcomes]
+    verdicts = [v for v, _, _ in outcomes]
     if stats.NOT_REPRODUCED in verdicts:
         verdict_ = stats.NOT_REPRODUCED
-        reason = "; ".join(why for v, why in outcomes if v == stats.NOT_REPRODUCED)
+        deciding = [(why, short) for v, why, short in outcomes if v == stats.NOT_REPRODUCED]
     elif all(v == stats.REPRODUCED for v in verdicts):
-        verdict_, reason = stats.REPRODUCED, "; ".join(why for _, why in outcomes)
+        verdict_ = stats.REPRODUCED
+        deciding = [(why, short) for _, why, short in outcomes]
     else:
         verdict_ = stats.INCONCLUSIVE
-        reason = "; ".join(why for v, why in outcomes if v != stats.REPRODUCED)
-    return stats.claim(verdict_, reason, measured, CRITERION, estimates)
+        deciding = [(why, short) for v, why, short in outcomes if v != stats.REPRODUCED]
+    reason = "; ".join(why for why, _ in deciding)
+    # the first condition that decides; when all three hold, (a) and (c) carry the numbers
+    summary = (
+        f"{outcomes[0][2]}; {outcomes[2][2]}" if verdict_ == stats.REPRODUCED else deciding[0][1]
+    )
+    return stats.claim(verdict_, reason, measured, CRITERION, estimates, summary=summary)
 
 
 def rate_difference(a: Record, b: Record) -> tuple[float, float, float]:
@@ -380,31 +386,52 @@ def _point(r: Record) -> str:
     )
 
 
-def _specialization(records: list[Record]) -> tuple[str, str]:
-    """Condition (a), Part D's specialization test, on the fixed-width anti-symmetric series."""
+def _specialization(records: list[Record]) -> tuple[str, str, str]:
+    """Condition (a), Part D's specialization test, on the fixed-width anti-symmetric series:
+    the outcome, its reason and its summary."""
     rows = [r for r in _summaries(records, "antisymmetric", "fixed") if r["d"] >= SMALLEST_D]
     if not rows:
-        return stats.INCONCLUSIVE, (
+        return (
+            stats.INCONCLUSIVE,
             f"specialization: no fixed-width d >= {SMALLEST_D} was run with the anti-symmetric "
-            "init; run d = 256 .. 4096"
+            "init; run d = 256 .. 4096",
+            f"(a) no anti-symmetric fixed-width d >= {SMALLEST_D} run",
         )
     last = rows[-1]
     if last["on_target_high"] < RATE:
-        return stats.NOT_REPRODUCED, (
+        return (
+            stats.NOT_REPRODUCED,
             f"specialization: at the largest d={last['d']} the Wilson upper bound "
-            f"{last['on_target_high']:.3f} of the on-target rate is below {RATE}"
+            f"{last['on_target_high']:.3f} of the on-target rate is below {RATE}",
+            f"(a) on-target upper bound {last['on_target_high']:.3f} < {RATE} at d={last['d']}",
         )
     failing = [r for r in rows if not _passes(r)]
     if failing:
-        return stats.INCONCLUSIVE, "; ".join(_undecided(r, r is last) for r in failing)
-    return stats.REPRODUCED, (
+        return (
+            stats.INCONCLUSIVE,
+            "; ".join(_undecided(r, r is last) for r in failing),
+            _undecided_summary(failing[0], failing[0] is last),
+        )
+    return (
+        stats.REPRODUCED,
         f"specialization: at every d >= {SMALLEST_D} ({', '.join(str(r['d']) for r in rows)}) "
-        f"the on-target rate is >= {RATE} with Wilson lower bound >= {LOWER}"
+        f"the on-target rate is >= {RATE} with Wilson lower bound >= {LOWER}",
+        f"(a) rate >= {RATE} (low >= {LOWER})",
     )
 
 
 def _passes(r: Record) -> bool:
     return r["on_target_rate"] >= RATE and r["on_target_low"] >= LOWER
+
+
+def _undecided_summary(r: Record, largest: bool) -> str:
+    """``_undecided`` in short: the bound that misses at the first failing ``d``."""
+    rate = r["on_target_rate"]
+    if rate >= RATE:
+        return f"(a) lower bound {r['on_target_low']:.3f} < {LOWER} at d={r['d']}"
+    if largest:
+        return f"(a) rate {rate:.3f} < {RATE} at the largest d={r['d']}"
+    return f"(a) rate {rate:.3f} < {RATE} at d={r['d']} but not at the largest d"
 
 
 def _undecided(r: Record, largest: bool) -> str:
@@ -428,64 +455,94 @@ def _undecided(r: Record, largest: bool) -> str:
     )
 
 
-def _comparison(records: list[Record]) -> tuple[str, str]:
+def _comparison(records: list[Record]) -> tuple[str, str, str]:
     """Condition (b): the anti-symmetric on-target rate is not interval-separated below the
     independent one at any fixed-width ``d >= SMALLEST_D``; never a failure on its own."""
     anti = [r["d"] for r in _summaries(records, "antisymmetric", "fixed") if r["d"] >= SMALLEST_D]
     pairs = [p for p in _paired(records) if p[0]["d"] >= SMALLEST_D]
     missing = sorted(set(anti) - {a["d"] for a, _, _ in pairs})
     if not anti:
-        return stats.INCONCLUSIVE, (
-            f"init comparison: no fixed-width d >= {SMALLEST_D} was run with both inits"
+        return (
+            stats.INCONCLUSIVE,
+            f"init comparison: no fixed-width d >= {SMALLEST_D} was run with both inits",
+            f"(b) no fixed-width d >= {SMALLEST_D} run with both inits",
         )
     if missing:
-        return stats.INCONCLUSIVE, (
+        return (
+            stats.INCONCLUSIVE,
             "init comparison: the independent init was not run at fixed-width d="
-            f"{', '.join(map(str, missing))}; run both inits at every d"
+            f"{', '.join(map(str, missing))}; run both inits at every d",
+            f"(b) the independent init not run at d={missing[0]}",
         )
     below = [p for p in pairs if p[2][2] < 0]
     if below:
-        return stats.INCONCLUSIVE, (
+        a, _, diff = below[0]
+        return (
+            stats.INCONCLUSIVE,
             "init comparison: the anti-symmetric on-target rate is interval-separated below the "
             f"independent init's at {_differences(below)} (anti-symmetric - independent), "
-            'against the paper\'s "ensures"; the rule does not count it as a failure'
+            'against the paper\'s "ensures"; the rule does not count it as a failure',
+            f"(b) anti-symmetric below independent at d={a['d']}: {diff[0]:.3g}",
         )
-    return stats.REPRODUCED, (
+    return (
+        stats.REPRODUCED,
         "init comparison: the anti-symmetric on-target rate is not interval-separated below the "
         f"independent init's at any d >= {SMALLEST_D} (anti-symmetric - independent: "
-        f"{_differences(pairs)})"
+        f"{_differences(pairs)})",
+        "(b) anti-symmetric not below independent",
     )
 
 
-def _alignment(records: list[Record]) -> tuple[str, str]:
+def _alignment(records: list[Record]) -> tuple[str, str, str]:
     """Condition (c), Part E's alignment test with a bar of ``RATIO_BAR``, on the schedule
-    series, anti-symmetric init."""
+    series, anti-symmetric init: the outcome, its reason and its summary."""
     rows = _summaries(records, "antisymmetric", "schedule")
     if not rows:
-        return stats.INCONCLUSIVE, (
+        return (
+            stats.INCONCLUSIVE,
             "alignment: the schedule series was not run with the anti-symmetric init; run "
-            "d = 2^8 .. 2^16"
+            "d = 2^8 .. 2^16",
+            "(c) no anti-symmetric schedule series run",
         )
     last = rows[-1]
     value, low, high = ratio_median(last)
     if high <= RATIO_BAR:
-        return stats.NOT_REPRODUCED, (
+        return (
+            stats.NOT_REPRODUCED,
             f"alignment: at the largest d={last['d']} (m={last['m']}) the median ratio "
-            f"{value:.3f} has upper bound {high:.3f} <= {RATIO_BAR}"
+            f"{value:.3f} has upper bound {high:.3f} <= {RATIO_BAR}",
+            f"(c) ratio upper bound {high:.3f} <= {RATIO_BAR} at d={last['d']}",
         )
     judged = [r for r in rows if r["d"] >= ALIGNED_FROM_D]
     if not judged:
-        return stats.INCONCLUSIVE, (
-            f"alignment: no schedule d >= {ALIGNED_FROM_D} was run; run d = 2^10 .. 2^16"
+        return (
+            stats.INCONCLUSIVE,
+            f"alignment: no schedule d >= {ALIGNED_FROM_D} was run; run d = 2^10 .. 2^16",
+            f"(c) no schedule d >= {ALIGNED_FROM_D} run",
         )
     failing = [r for r in judged if ratio_median(r)[1] < RATIO_BAR]
     if failing:
-        return stats.INCONCLUSIVE, "; ".join(_ratio_undecided(r) for r in failing)
+        return (
+            stats.INCONCLUSIVE,
+            "; ".join(_ratio_undecided(r) for r in failing),
+            _ratio_summary(failing[0]),
+        )
     listed = ", ".join(f"{r['d']}: {ratio_median(r)[1]:.3f}" for r in judged)
-    return stats.REPRODUCED, (
+    lowest = min(ratio_median(r)[1] for r in judged)
+    return (
+        stats.REPRODUCED,
         f"alignment: the median ratio's lower bound is >= {RATIO_BAR} at every schedule d >= "
-        f"{ALIGNED_FROM_D} ({listed})"
+        f"{ALIGNED_FROM_D} ({listed})",
+        f"(c) ratio low {lowest:.3f} >= {RATIO_BAR}",
     )
+
+
+def _ratio_summary(r: Record) -> str:
+    """``_ratio_undecided`` in short: the median at or below the bar, or its lower bound."""
+    value, low, _ = ratio_median(r)
+    if value <= RATIO_BAR:
+        return f"(c) median ratio {value:.3f} <= {RATIO_BAR} at d={r['d']}"
+    return f"(c) ratio lower bound {low:.3f} < {RATIO_BAR} at d={r['d']}"
 
 
 def _ratio_undecided(r: Record) -> str:
@@ -681,9 +738,23 @@ def work(c: costs.Config) -> float:
     return len(c["inits"]) * (fixed + schedule)
 
 
+def peak(c: costs.Config) -> float:
+    """The largest one-step run (``OneStepConfig.peak_bytes``): the alignment after it draws
+    ``V`` again in chunks of at most ``CHUNK_ELEMENTS``, under the step's batch."""
+    from .xor_one_step import schedule_m
+
+    sizes = [(d, c["m"], c["seeds"]) for d in c["d_values"]]
+    sizes += [
+        (d, schedule_m(d, c["schedule_scale"]), c["seeds_schedule"])
+        for d in c.get("schedule_d_values", [])
+    ]
+    return max(OneStepConfig(d=d, m=m, seeds=n).peak_bytes() for d, m, n in sizes)
+
+
 EXPERIMENT = register(
     Experiment(
         work=work,
+        peak=peak,
         name="head-specialization",
         claim="A7.4",
         title="The two heads specialize",

@@ -347,9 +347,9 @@ def describe(p: dict[str, Any]) -> str:
     )
 
 
-def target_clause(points: list[dict[str, Any]]) -> list[str]:
+def target_clause(points: list[dict[str, Any]]) -> list[tuple[str, str]]:
     """Per gradient: the capped step's collapse at ``k = 3``, ``d <= 64`` against the target,
-    beside plain GD's."""
+    beside plain GD's; each clause with its summary."""
     out = []
     for gradient in ("population", "fixed"):
         chosen = [
@@ -369,10 +369,12 @@ def target_clause(points: list[dict[str, Any]]) -> list[str]:
             f"{source}, k={TARGET_K}, d <= {TARGET_D}: the capped step {met} collapse <= "
             f"{TARGET:g} (at most {worst:.3f}; Wilson upper ends up to {upper:.3f})"
         )
+        short = f"collapse: capped step {worst:.3f} {'<=' if worst <= TARGET else '>'} {TARGET:g}"
         if by_rule["constant"]:
             rates = [p["collapse"][0] for p in by_rule["constant"]]
             clause += f", plain GD collapses in {span(rates)}"
-        out.append(clause)
+            short = stats.fitting(f"{short}, plain GD {span(rates)}", short)
+        out.append((clause, short))
     return out
 
 
@@ -394,7 +396,8 @@ def finding(records: list[Record], config: Config) -> dict:
         estimates.append(stats.estimate(f"{name}: steps to success (non-collapsed)", *p["steps"]))
         estimates.append(stats.estimate(f"{name}: one-step rate", *p["one_step"]))
         measured.append(describe(p))
-    reason = "; ".join(target_clause(points) + steps_clause(points)) or "no job was run"
+    clauses = target_clause(points) + steps_clause(points)
+    reason = "; ".join(clause for clause, _ in clauses) or "no job was run"
     return stats.claim(
         stats.FINDING,
         reason,
@@ -403,12 +406,13 @@ def finding(records: list[Record], config: Config) -> dict:
         + f" ({config.seeds} seeds, budget {config.budget} steps, {config.init} start at k >= 3,"
         f" score cap {config.score_cap:g})",
         estimates,
+        summary=clauses[0][1] if clauses else "no job was run",
     )
 
 
-def steps_clause(points: list[dict[str, Any]]) -> list[str]:
+def steps_clause(points: list[dict[str, Any]]) -> list[tuple[str, str]]:
     """The median steps among the non-collapsed replicas, per ``k`` and rule (population, the
-    ``d`` series), as a range over ``d``."""
+    ``d`` series), as a range over ``d``; each clause with its summary."""
     out = []
     for k in sorted({p["k"] for p in points}):
         for rule, name in RULE_NAMES.items():
@@ -419,8 +423,11 @@ def steps_clause(points: list[dict[str, Any]]) -> list[str]:
             ]
             if values:
                 out.append(
-                    f"k={k}, {name}: the non-collapsed replicas' median steps to success "
-                    f"{span(values, 'g')} over d"
+                    (
+                        f"k={k}, {name}: the non-collapsed replicas' median steps to success "
+                        f"{span(values, 'g')} over d",
+                        f"k={k}, {name}: median steps to success {span(values, 'g')} over d",
+                    )
                 )
     return out
 
@@ -579,9 +586,36 @@ def work(c: costs.Config) -> costs.Parts:
     return {"population": population, "samples": fixed}
 
 
+def peak(c: costs.Config) -> float:
+    """The largest run's memory (runs one after another): its replicas' embeddings, data and
+    trajectories (``XorTrainConfig.peak_bytes`` of ``train_config``), the grid's ``E x G`` runs'
+    query vectors and gradients (five ``H x m`` arrays a run), and the ``H x d`` score-sized rows
+    of the runs evaluated together: plain GD on the population gradient
+    (``train.grid_descent``) in chunks of about 48 MB (its ``CHUNK_BYTES``); the capped step and
+    fixed samples (``train.capped_descent``) in chunks of whole replicas of at most ``2^22``
+    numbers a score-sized array (its ``CHUNK_NUMBERS``), about sixteen such arrays (measured at
+    ``d = 1024``), with fixed samples also the chunk's ``n x G x H`` projections on its data."""
+    config = Config(**c)
+    peaks = []
+    for job in jobs(config):
+        G, E, H, d = len(exponents(config, job.gradient)), config.seeds, job.k, job.d
+        numbers = 5.0 * E * G * H * job.m
+        if job.rule == "constant" and job.gradient == "population":
+            numbers += min(6 << 20, 48 * E * G * H * d)
+        else:
+            chunk = min(E, max(1, (1 << 22) // (G * H * d)))
+            numbers += 16 * chunk * G * H * d
+            if job.gradient == "fixed":
+                numbers += 2 * H * chunk * config.samples * G * H
+        base = train_config(job.k, d, job.m, config, job.gradient)
+        peaks.append(base.peak_bytes() + 8 * numbers)
+    return max(peaks)
+
+
 EXPERIMENT = register(
     Experiment(
         work=work,
+        peak=peak,
         name="kparity-steps",
         claim="A1.k",
         title="k-sparse parity: steps and the heads' collapse (beyond the papers)",

@@ -31,6 +31,11 @@ PHRASES = {
     "ceiling >= needed": ("a ceiling that reaches the needed weight", "a ceiling below it"),
 }
 """Each tested property in words: (had, lacked)."""
+TERSE = {
+    "normalized": ("normalized", "unnormalized"),
+    "ceiling >= needed": ("ceiling >= needed", "ceiling < needed"),
+}
+"""Shorter words for a summary, where ``PHRASES``' are long."""
 
 FINDING_RULE = (
     "a finding, not a verdict on the papers: per map (the papers' and the others run) its "
@@ -113,8 +118,10 @@ def exceptions(
     return [n for n in groups[True] if not has(n)] + [n for n in groups[False] if not lacks(n)]
 
 
-def phrase(desc: tuple[Condition, ...]) -> str:
-    return " and ".join(PHRASES.get(p, (p, f"no {p}"))[0 if v else 1] for p, v in desc)
+def phrase(desc: tuple[Condition, ...], words: dict[str, tuple[str, str]] = PHRASES) -> str:
+    return " and ".join(
+        words.get(p, PHRASES.get(p, (p, f"no {p}")))[0 if v else 1] for p, v in desc
+    )
 
 
 def singled_out(groups: dict[bool, list[str]], table: dict[str, dict]) -> list[str]:
@@ -128,16 +135,23 @@ def singled_out(groups: dict[bool, list[str]], table: dict[str, dict]) -> list[s
     ]
 
 
-def separation(groups: dict[bool, list[str]], table: dict[str, dict]) -> str:
+def separation(groups: dict[bool, list[str]], table: dict[str, dict]) -> tuple[str, str]:
     """What separates the maps that learn (``groups[True]``) from those that fail, in words
-    (``FINDING_RULE``): single properties, else pairs, else the closest with its exceptions."""
+    (``FINDING_RULE``): single properties, else pairs, else the closest with its exceptions;
+    and the same in short (a summary)."""
     found = singled_out(groups, table)
     if len(found) == 1:
-        return f"{found[0]} singles them out"
+        return f"{found[0]} singles them out", stats.fitting(
+            f"{found[0]} singles out the maps that learn", f"{found[0]} singles them out"
+        )
     if found:
         return (
             f"{' and '.join(found)} single them out (confounded in these maps: the data cannot "
-            "tell them apart)"
+            "tell them apart)",
+            stats.fitting(
+                f"{' and '.join(found)} single them out",
+                "confounded properties single out the maps that learn",
+            ),
         )
     names = sorted({p for name in groups[True] + groups[False] for p in table[name]})
     conditions = [(p, v) for p in names for v in (True, False)]
@@ -147,7 +161,12 @@ def separation(groups: dict[bool, list[str]], table: dict[str, dict]) -> str:
         which = " or ".join(phrase(pair) for pair in exact)
         return (
             f"no single property separates them; together {which} single out the maps that learn"
-            + (" (confounded in these maps)" if len(exact) > 1 else "")
+            + (" (confounded in these maps)" if len(exact) > 1 else ""),
+            stats.fitting(
+                f"together {which} single them out",
+                *([f"{phrase(exact[0], TERSE)} single them out"] if len(exact) == 1 else []),
+                "a pair of properties singles out the maps that learn",
+            ),
         )
     ranked: list[tuple[int, int, tuple[Condition, ...]]] = [
         (len(exceptions(d, groups, table)), len(d), d) for d in [(a,) for a in conditions]
@@ -160,7 +179,10 @@ def separation(groups: dict[bool, list[str]], table: dict[str, dict]) -> str:
         f"{', '.join(exceptions(d, groups, table))}"
         for d in closest
     )
-    return f"no single property or pair of properties separates them; the closest: {text}"
+    return (
+        f"no single property or pair of properties separates them; the closest: {text}",
+        "no single property or pair separates learners from failers",
+    )
 
 
 def temperatures(names: list[str], summaries: dict[str, dict | None]) -> str:
@@ -205,7 +227,8 @@ def finding(
         if (s := summaries[name]) is not None
         for key in TABLE
     ]
-    own = [n for n in names if base_of(n) is None]
+    undeclared = [n for n in names if not declared(n)]  # registered without ``Properties``
+    own = [n for n in names if base_of(n) is None and n not in undeclared]
     decided = {name: learns(summaries[name]) for name in own}
     groups = {side: [n for n in own if decided[n] is side] for side in (True, False)}
     table = {name: traits(name, summaries[name], needed) for name in names}
@@ -221,6 +244,8 @@ def finding(
     rest = f"; undecided: {', '.join(map(brief, undecided))}" if undecided else ""
     swept = temperatures(names, summaries)
     rest += f"; at other temperatures: {swept}" if swept else ""
+    if undeclared:
+        rest += f"; left out (no properties declared): {', '.join(map(brief, undeclared))}"
     target = records[0]["target"]
     if not groups[True] or not groups[False]:
         side = "reaches" if groups[True] else "fails to reach"
@@ -229,15 +254,17 @@ def finding(
             "them: "
             f"{', '.join(map(brief, groups[True] + groups[False]))}{rest}."
         )
+        summary = f"every decided map {side} loss <= {target:g}"
     else:
         learners, failers = groups[True], groups[False]
+        separates, summary = separation(groups, table)
         reason = (
             f"At {where} {', '.join(map(brief, learners))} "
             f"reach{'es' if len(learners) == 1 else ''} loss "
             f"<= {target:g} and {', '.join(map(brief, failers))} never "
-            f"do{'es' if len(failers) == 1 else ''}: {separation(groups, table)}{rest}."
+            f"do{'es' if len(failers) == 1 else ''}: {separates}{rest}."
         )
-    judged = stats.claim(stats.FINDING, reason, measured, FINDING_RULE, estimates)
+    judged = stats.claim(stats.FINDING, reason, measured, FINDING_RULE, estimates, summary=summary)
     judged.update(
         claim="A7.3b",
         title="Which property of the attention map matters (beyond the papers)",
@@ -271,6 +298,7 @@ def expressivity_finding(
     parts: list[str] = []
     sentences: list[str] = []
     estimates: list[dict] = []
+    shorts: list[tuple[bool, tuple[str, str]]] = []  # per size: any map capped, two summaries
     for size, group in groups.items():
         paper = [r for r in group if r["attention"] in PAPER_MAPS]
         where = size_text(size)
@@ -283,6 +311,7 @@ def expressivity_finding(
         ]
         capped: list[str] = []
         able: list[str] = []
+        bound: list[str] = []  # the names of the capped maps
         for r in paper:
             s = summaries[size][r["attention"]]
             if s is None or "ceiling" not in s:
@@ -293,7 +322,11 @@ def expressivity_finding(
                 f"{r['attention']} (ceiling {stats.fmt_interval(*s['ceiling'])}; {steps}, "
                 f"specialization {stats.fmt_interval(*s['specialized'])})"
             )
-            (capped if expressivity_bound(s, needed[size]) else able).append(text)
+            if expressivity_bound(s, needed[size]):
+                capped.append(text)
+                bound.append(r["attention"])
+            else:
+                able.append(text)
         sentence = f"at {where}, "
         if capped:
             sentence += (
@@ -304,13 +337,19 @@ def expressivity_finding(
         if able:
             sentence += f"{'; ' if capped else ''}{' and '.join(able)} can"
         sentences.append(sentence)
+        half = f"half the {needed[size]:.2g} needed"
+        short = f"{', '.join(bound)} ceilings < {half}" if bound else f"no ceiling below {half}"
+        shorts.append((bool(bound), (f"d={size[0]}, m={size[1]}: {short}", short)))
     reason = "; ".join(sentences)
+    # the first size where a map is capped by expressivity leads, else the first size
+    lead = next((texts for capped_here, texts in shorts if capped_here), shorts[0][1])
     judged = stats.claim(
         stats.FINDING,
         reason[:1].upper() + reason[1:] + ". A7.3 is judged at m >= d instead.",
         "; ".join(parts),
         EXPRESSIVITY_RULE,
         estimates,
+        summary=stats.fitting(*lead, "ceilings < half the weight needed: expressivity"),
     )
     judged.update(
         claim="A7.3c",

@@ -133,6 +133,20 @@ def _count(r: Record, arm: str, key: str) -> str:
     return f"{sum(r['arms'][arm][key])}/{r['seeds']}"
 
 
+def _summary(rows: list[Record], solved: int) -> str:
+    """The finding in short: two heads' one-step successes (the lowest and highest rate over the
+    ``d``'s) against the runs the tied and the single head solve."""
+    ranked = sorted(rows, key=lambda r: sum(r["arms"]["two"]["success1"]) / r["seeds"])
+    low, high = (_count(r, "two", "success1") for r in (ranked[0], ranked[-1]))
+    two = low if low == high else f"{low}-{high}"
+    limit = stats.SUMMARY_CHARS
+    texts = (
+        f"two heads: {two} after one step; one head: {solved} runs",
+        f"two heads: {two}; one head: {solved} runs",
+    )
+    return next((t for t in texts if len(t) <= limit), stats.clipped(texts[-1], limit))
+
+
 def verdict(records: list[Record], config: Config) -> dict:
     rows = sorted(records, key=lambda r: r["d"])
     estimates = [e for r in rows for arm in NAMES for e in arm_estimates(r, arm)]
@@ -149,7 +163,8 @@ def verdict(records: list[Record], config: Config) -> dict:
         f"single head's weights onto one position (mean loss after it up to {one_after:.3g}), "
         "its label term having no gradient (odd moments vanish)"
     )
-    return stats.claim(stats.FINDING, reason, measured, RULE, estimates)
+    summary = _summary(rows, solved)
+    return stats.claim(stats.FINDING, reason, measured, RULE, estimates, summary=summary)
 
 
 def figure(records: list[Record], config: Config, out: Path) -> list[Path]:

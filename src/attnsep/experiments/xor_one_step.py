@@ -281,8 +281,8 @@ def verdict(records: list[Record], config: Config) -> dict:
     parts += [f"fixed m = {m}: {_points(rows)} ({fixed_drops[m]})" for m, rows in fixed.items()]
     measured = " | ".join(parts)
     extra = {"fixed_drop": fixed_drops, "failure_trend": trend}
-    verdict_, reason = _decide(schedule, trend)
-    return stats.claim(verdict_, reason, measured, CRITERION, estimates, **extra)
+    verdict_, reason, summary = _decide(schedule, trend)
+    return stats.claim(verdict_, reason, measured, CRITERION, estimates, summary=summary, **extra)
 
 
 def _failure(r: Record) -> tuple[float, float, float]:
@@ -290,34 +290,53 @@ def _failure(r: Record) -> tuple[float, float, float]:
     return 1 - r["rate"], 1 - r["high"], 1 - r["low"]
 
 
-def _decide(schedule: list[Record], trend: dict[str, Any] | None) -> tuple[str, str]:
-    """The verdict and its reason from the schedule series (the config's criterion)."""
+def _decide(schedule: list[Record], trend: dict[str, Any] | None) -> tuple[str, str, str]:
+    """The verdict, its reason and its summary from the schedule series (the config's
+    criterion)."""
     if not schedule:
-        return stats.INCONCLUSIVE, "the schedule series was not run, and it is the one that decides"
+        return (
+            stats.INCONCLUSIVE,
+            "the schedule series was not run, and it is the one that decides",
+            "the schedule series, the one that decides, was not run",
+        )
     drop, last = interval_drop(schedule), schedule[-1]
     where = f"at the largest d={last['d']} (m={last['m']})"
+    at = f"at d={last['d']} (m={last['m']})"
     if drop is not None:
-        return stats.NOT_REPRODUCED, f"the schedule series falls with d: {_drop_text(drop)}"
+        a, b = drop
+        return (
+            stats.NOT_REPRODUCED,
+            f"the schedule series falls with d: {_drop_text(drop)}",
+            f"falls: d={a['d']} low {a['low']:.3f} > d={b['d']} high {b['high']:.3f}",
+        )
     if last["high"] < TARGET:
         return (
             stats.NOT_REPRODUCED,
             f"{where} the Wilson upper bound {last['high']:.3f} is below {TARGET}",
+            f"upper bound {last['high']:.3f} < {TARGET} {at}",
         )
     if last["low"] < TARGET:
-        return stats.INCONCLUSIVE, _undecided(last, where)
+        return stats.INCONCLUSIVE, _undecided(last, where), _undecided_summary(last, at)
     bound = f"{where} the Wilson lower bound {last['low']:.3f} is >= {TARGET} with no drop"
+    holds = f"lower bound {last['low']:.3f} >= {TARGET}"
     if trend is None:
-        return stats.INCONCLUSIVE, f"{bound}, but one size cannot show how 1 - rate moves with d"
+        return (
+            stats.INCONCLUSIVE,
+            f"{bound}, but one size cannot show how 1 - rate moves with d",
+            f"{holds}, but one size shows no trend in d",
+        )
     if trend["rises"]:
         return (
             stats.INCONCLUSIVE,
             f"{bound}, but the failure rate rises with ln d (slope {trend['slope']:.4f}, "
             f"95% interval above 0, z = {trend['z']:.2f})",
+            f"failure rate rises with ln d (z = {trend['z']:.2f} > {TREND_Z:.2f})",
         )
     return (
         stats.REPRODUCED,
         f"{bound}, and the failure rate shows no rise with ln d (trend z = {trend['z']:.2f} "
         f"<= {TREND_Z:.2f})",
+        f"{holds} {at}, no rise",
     )
 
 
@@ -335,6 +354,13 @@ def _undecided(last: Record, where: str) -> str:
         f"{where} the rate {rate:.3f} is not above {TARGET}, so no number of seeds lifts the lower "
         f"bound to {TARGET} at this rate (now {seeds} seeds{tail})"
     )
+
+
+def _undecided_summary(last: Record, at: str) -> str:
+    """``_undecided`` in short: the bound that misses, or the rate that cannot lift it."""
+    if seeds_to_decide(last["rate"], TARGET, "low") is not None:
+        return f"lower bound {last['low']:.3f} < {TARGET} {at}"
+    return f"rate {last['rate']:.3f} not above {TARGET} {at}"
 
 
 # --- the criterion's error rates (SPEC Part E) ------------------------------------------------

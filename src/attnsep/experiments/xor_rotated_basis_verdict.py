@@ -158,6 +158,37 @@ def _mlp_clause(a: dict[int, dict[Any, Any]]) -> str | None:
     )
 
 
+def _span(a: dict[int, dict[Any, Any]], arm: tuple[str, str]) -> str:
+    """``arm``'s lowest and highest success rate over the ``d``'s, as ``_rates`` prints them."""
+    rates = sorted(p["rate"] for arms in a.values() if (p := arms.get(arm)) is not None)
+    if not rates:
+        return "n/a"
+    low, high = f"{rates[0]:.2g}", f"{rates[-1]:.2g}"
+    return low if low == high else f"{low}-{high}"
+
+
+def _summary(a: dict[int, dict[Any, Any]]) -> str:
+    """The finding in short, from the clauses the reason has: the transformer's success rates on
+    both tasks, whether the MLP's rates differ between them."""
+    pairs = [arms["mlp_difference"] for arms in a.values() if "mlp_difference" in arms]
+    agree = all(low <= 0 <= high for _, low, high in pairs)
+    gap = "no rate gap" if agree else "rate gap at some d"
+    rates = {
+        m: f"axis {_span(a, (m, 'axis'))}, rotated {_span(a, (m, 'rotated'))}" for m, _ in ARMS
+    }
+    texts = []
+    if any(("transformer", "rotated") in arms for arms in a.values()):
+        texts.append(f"transformer: {rates['transformer']}")
+        if pairs:
+            texts.insert(0, f"{texts[0]}; MLP: {gap}")
+    elif pairs:
+        texts += [f"MLP: {rates['mlp']}; {gap}", f"MLP: {gap} between the tasks"]
+    else:
+        return "no arm was run"
+    limit = stats.SUMMARY_CHARS
+    return next((t for t in texts if len(t) <= limit), stats.clipped(texts[-1], limit))
+
+
 def finding(records: list[Record], config: Any, criterion: str) -> dict:
     """The A7.9 entry (``stats.FINDING``)."""
     a = analyse(records, config)
@@ -166,7 +197,7 @@ def finding(records: list[Record], config: Any, criterion: str) -> dict:
     reason = "; ".join(clauses) + "." if clauses else "no arm was run."
     measured = "; ".join(stats.fmt_estimate(e) for e in found)
     rule = f"{criterion} (success_loss {config.success_loss:g})"
-    return stats.claim(stats.FINDING, reason, measured, rule, found)
+    return stats.claim(stats.FINDING, reason, measured, rule, found, summary=_summary(a))
 
 
 # --- the figure's panels ------------------------------------------------------------------------

@@ -120,16 +120,17 @@ def finding(records: list[Record], config: Any) -> dict:
     elimination's exactness and the MLP's budget and confirmation shares."""
     a = analyse(records)
     estimates: list[dict] = []
-    measured, said = [], []
+    measured, said, alphas = [], [], []
+    summary = ""
     for method, s in a.items():
         for d, p in zip(s["d"], s["points"], strict=True):
             estimates.append(stats.estimate(f"n* {method} (d={int(d)})", *p))
         estimates.append(stats.estimate(f"alpha {method} (n* = c d^alpha)", *s["alpha"]))
         table = ", ".join(f"{int(d)}: {_fmt(p)}" for d, p in zip(s["d"], s["points"], strict=True))
         measured.append(f"{LABELS[method]}: n* by d {table}; alpha = {_fmt(s['alpha'])}")
-        said.append(
-            f"{method} alpha = {stats.fmt_interval(s['alpha'][0], s['alpha'][1], s['alpha'][2], 2)}"
-        )
+        alpha = stats.fmt_interval(s["alpha"][0], s["alpha"][1], s["alpha"][2], 2)
+        said.append(f"{method} alpha = {alpha}")
+        alphas.append(f"{method} {alpha.split(' ', 1)[0]}")
     if "elimination" in a:
         checks = [(r["d"], exactness(r)) for r in a["elimination"]["rows"]]
         for d, c in checks:
@@ -150,12 +151,21 @@ def finding(records: list[Record], config: Any) -> dict:
             + ("agrees with" if worst <= 1 else "DEPARTS from")
             + f" its exact law (largest CDF gap {worst:.2f} x the DKW 95% band)"
         )
+        if worst > 1:  # a simulation off its own exact law is the headline
+            summary = f"elimination DEPARTS from its exact law ({worst:.2f} x DKW)"
     if "mlp" in a:
         rates, parts = _mlp_rates(a["mlp"]["rows"])
         estimates += rates
         measured.append("MLP within the budget: " + "; ".join(parts))
     reason = "n* grows like d^alpha with " + "; ".join(said) + margins(a) + " (lines d, d^4 drawn)"
-    return stats.claim(stats.FINDING, reason, "; ".join(measured), RULE, estimates)
+    if not summary:
+        shown = ", ".join(alphas)
+        summary = (
+            stats.fitting(f"n* ~ d^alpha: {shown}", f"alpha: {shown}")
+            if alphas
+            else "no method was run"
+        )
+    return stats.claim(stats.FINDING, reason, "; ".join(measured), RULE, estimates, summary=summary)
 
 
 def margins(a: dict[str, dict[str, Any]]) -> str:

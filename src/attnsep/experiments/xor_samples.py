@@ -214,14 +214,14 @@ def run(config: Config) -> list[Record]:
     return records + xor_samples_multistep.run(config)
 
 
-def _decision(a: dict[str, Any], config: Config) -> tuple[str, str]:
-    """The verdict and its one-sentence reason (for ``inconclusive``: what would decide), the
-    stuck rates appended."""
-    outcome, reason = _outcome(a, config)
-    return outcome, f"{reason}; {stuck_text(a)}"
+def _decision(a: dict[str, Any], config: Config) -> tuple[str, str, str]:
+    """The verdict, its one-sentence reason (for ``inconclusive``: what would decide), the
+    stuck rates appended, and its summary."""
+    outcome, reason, summary = _outcome(a, config)
+    return outcome, f"{reason}; {stuck_text(a)}", summary
 
 
-def _outcome(a: dict[str, Any], config: Config) -> tuple[str, str]:
+def _outcome(a: dict[str, Any], config: Config) -> tuple[str, str, str]:
     rows = [
         (int(d), h, s, g)
         for d, h, s, g in zip(a["d"], a["high"], a["stuck"], a["guard"], strict=True)
@@ -229,36 +229,44 @@ def _outcome(a: dict[str, Any], config: Config) -> tuple[str, str]:
     over = [(d, s, g) for d, _, s, g in rows if s["trials"] and s["low"] > SLACK]
     for d, s, g in over:
         if g >= edge(d):
-            return stats.NOT_REPRODUCED, (
+            return (
+                stats.NOT_REPRODUCED,
                 f"at d={d} {s['stuck']} of {s['trials']} population successes fail at the guard "
                 f"n = {g:.3g} >= d^4 (ln d)^2 = {edge(d):.3g}, a share whose lower end "
                 f"{s['low']:.2f} > {SLACK:g}: there n* of all replicas exceeds Corollary 3's "
-                "d^4 polylog d with (ln d)^2"
+                "d^4 polylog d with (ln d)^2",
+                f"stuck at n >= d^4 (ln d)^2: lower end {s['low']:.2f} > {SLACK:g} at d={d}",
             )
     if len(rows) < MIN_SIZES:
-        return stats.INCONCLUSIVE, (
+        return (
+            stats.INCONCLUSIVE,
             f"the bound needs at least {MIN_SIZES} values of d, got {len(rows)} "
-            "(the standard preset runs 9)"
+            "(the standard preset runs 9)",
+            f"only {len(rows)} values of d; the bound needs {MIN_SIZES}",
         )
     capped = [d for d, *_ in over]
     empty = [d for d, _, s, _ in rows if not s["trials"]]
     slow = [(d, h) for d, h, s, _ in rows if s["trials"] and h > bound(d) and d not in capped]
     if not (capped or empty or slow):
         worst = max(h / bound(d) for d, h, *_ in rows)
-        return stats.REPRODUCED, (
+        return (
+            stats.REPRODUCED,
             f"at every d n*'s upper end is <= d^4 (at most {worst:.3g} d^4) on the replicas that "
             f"are not stuck, and the stuck share is not shown above {SLACK:g} (its lower end "
-            f"<= {SLACK:g}): at these sizes n* stays within Corollary 3's sufficient d^4 polylog d"
+            f"<= {SLACK:g}): at these sizes n* stays within Corollary 3's sufficient d^4 polylog d",
+            f"n*'s upper end <= {worst:.3g} d^4; stuck not shown > {SLACK:g}",
         )
-    parts = []
+    parts, shorts = [], []
     if capped:
         parts.append(
             f"at d = {capped} the stuck share exceeds {SLACK:g} at a guard that n_max stops "
             "below d^4 (ln d)^2: a larger n_max (surrogate_n_max where the surrogate steps) "
             "would decide"
         )
+        shorts.append(f"stuck > {SLACK:g} at d={capped[0]}, guard below d^4 (ln d)^2")
     if empty:
         parts.append(f"at d = {empty} no replica succeeds in population")
+        shorts.append(f"no replica succeeds in population at d={empty[0]}")
     if slow:
         shown = ", ".join(f"{h / bound(d):.3g} d^4 at d={d}" for d, h in slow)
         parts.append(
@@ -266,7 +274,9 @@ def _outcome(a: dict[str, Any], config: Config) -> tuple[str, str]:
             f"does not refute d^4 (ln d)^2: more seeds than {config.seeds}, or probes between n* "
             "and the guard, would decide"
         )
-    return stats.INCONCLUSIVE, "; ".join(parts)
+        d, h = slow[0]
+        shorts.append(f"n*'s upper end {h / bound(d):.3g} d^4 at d={d}, below the guard")
+    return stats.INCONCLUSIVE, "; ".join(parts), shorts[0]
 
 
 def stuck_text(a: dict[str, Any]) -> str:
@@ -296,7 +306,7 @@ def verdict(records: list[Record], config: Config) -> dict:
 def bound_claim(records: list[Record], config: Config) -> dict:
     """A7.5a on the fixed width's one-step certified searches."""
     a = analyse(series(records), config)
-    outcome, reason = _decision(a, config)
+    outcome, reason, summary = _decision(a, config)
     table = list(zip(a["d"], a["n"], a["low"], a["high"], a["rows"], strict=True))
     estimates = [stats.estimate(f"n*(d={int(d)})", n, lo, hi) for d, n, lo, hi, _ in table]
     estimates += [
@@ -338,6 +348,7 @@ def bound_claim(records: list[Record], config: Config) -> dict:
         measured,
         CRITERION + f" (target {config.target:g} x population, {config.seeds} seeds per probe)",
         estimates,
+        summary=summary,
         exponent=stats.estimate("alpha", value, low, high),
     )
 
@@ -548,12 +559,41 @@ def work(c: costs.Config) -> costs.Parts:
     return parts
 
 
+def peak(c: costs.Config) -> float:
+    """The larger of the one-step and multi-step searches' memory. One step: every replica's
+    ``V`` is held across the probes and the next width's is drawn beside it, about what
+    ``OneStepConfig.peak_bytes(keep_embeddings=True)`` counts at the wider width (the samples are
+    streamed in blocks of ``SAMPLE_ELEMENTS``); where the surrogate steps, its covariance's
+    Jacobian (``train.surrogate.query_jacobians``: primal, tangent and the double backward's
+    intermediates) adds about seven ``batch x 2 x m x d`` arrays (measured at ``d = 4096``).
+    Multi-step: one replica at a time on its held set of the largest ``n`` its search may reach
+    (``Search.n_limit``), a fixed-set training (``XorTrainConfig.peak_bytes``)."""
+    from ..configs import MAX_DATA_ELEMENTS, XorTrainConfig
+
+    peaks = [0.0]
+    for d in c["d_values"]:
+        scheduled = schedule_m(d, c["schedule_scale"])
+        m = max(c["m"] if w == "fixed" else scheduled for w in c["widths"])
+        step = OneStepConfig(d=d, m=m, seeds=c["seeds"])
+        surrogate = c["surrogate_from"] is not None and d >= c["surrogate_from"]
+        jacobian = 8.0 * 7 * step.batch_size() * 2 * m * d if surrogate else 0.0
+        peaks.append(step.peak_bytes(keep_embeddings=True) + jacobian)
+    for d in c.get("multistep_d_values", []):
+        n = max(1, min(c["multistep_n_max"], MAX_DATA_ELEMENTS // d))
+        steps = c["multistep_steps"]
+        fixed = XorTrainConfig(d=d, m=c["m"], seeds=1, steps=steps, gradient="fixed", samples=n)
+        peaks.append(fixed.peak_bytes())
+    return max(peaks)
+
+
 EXPERIMENT = register(
     Experiment(
         work=work,
+        peak=peak,
         searches=True,
         name="finite-samples",
         claim="A7.5",
+        companions=("A7.5b",),
         title="Learning from finite samples (Corollary 3's bound)",
         paper="n = Omega(d^4 polylog(d)) samples are sufficient for the Transformer to learn the "
         "sparse XOR function with a single gradient step (Corollary 3).",

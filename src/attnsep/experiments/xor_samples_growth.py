@@ -88,6 +88,7 @@ def finding(records: list[Record], config: Any) -> dict[str, Any]:
         "; ".join(measured),
         RULE,
         estimates,
+        summary=_summary(series_fits.get(LEAD), fits[multistep.REPORTED]),
     )
 
 
@@ -128,22 +129,60 @@ def _reason(
     return "; ".join(parts) + "."
 
 
+SHORT_LAWS = {"paper": "c d better", "rival": "c d^2 better", "neither": "neither law better"}
+"""``_better``'s outcome in a summary's words."""
+
+
+def _summary(lead: dict[str, Any] | None, steps: dict[str, Any] | None) -> str:
+    """``_reason`` in short: the lead and multi-step exponents, and which law the held-out
+    errors favour."""
+    one = _value(lead["alpha"][0]) if lead and lead["d"] else None
+    if steps is None:
+        return f"after one step n* ~ d^alpha, alpha = {one}" if one else "no n* series fitted"
+    many, k = _value(steps["alpha"][0]), steps["steps"]
+    if one:
+        text = f"alpha {one} (one step), {many} ({k} GD steps)"
+    else:
+        text = f"after {k} GD steps n* ~ d^alpha, alpha = {many}"
+    law = SHORT_LAWS.get(_better(steps) or "")
+    return stats.fitting(f"{text}; {law}", text) if law else text
+
+
+def _value(x: float) -> str:
+    """``x`` as ``fmt_interval`` prints a value."""
+    return fmt_interval(x, x, x).split(" ", 1)[0]
+
+
+def _better(a: dict[str, Any]) -> str | None:
+    """Which law predicts the larger ``d``'s of the multi-step ``n*`` better held out:
+    ``paper`` (c d), ``rival`` (c d^2), ``neither`` (not interval-separated), ``None`` when
+    not fitted."""
+    held = a["held_out"]
+    if not held or held["paper"] is None:
+        return None
+    diff = held["difference"]
+    if diff["low"] is not None and diff["low"] > 0:
+        return "paper"
+    if diff["high"] is not None and diff["high"] < 0:
+        return "rival"
+    return "neither"
+
+
 def _steps_clause(a: dict[str, Any]) -> str:
     span = f"d = {int(a['d'][0])}..{int(a['d'][-1])}"
     text = (
         f"after {a['steps']} GD steps of eta/{a['steps']} each on the same n samples (exact "
         f"sampling, {span}) alpha = {fmt_interval(*a['alpha'])}"
     )
-    held = a["held_out"]
-    if not held or held["paper"] is None:
+    better = _better(a)
+    if better is None:
         return text
-    diff = held["difference"]
-    if diff["low"] is not None and diff["low"] > 0:
-        verdict = "c d predicts the larger d's better"
-    elif diff["high"] is not None and diff["high"] < 0:
-        verdict = "c d^2 predicts the larger d's better"
-    else:
-        verdict = "neither law predicts the larger d's interval-separated better"
+    verdict = {
+        "paper": "c d predicts the larger d's better",
+        "rival": "c d^2 predicts the larger d's better",
+        "neither": "neither law predicts the larger d's interval-separated better",
+    }[better]
+    held = a["held_out"]
     return (
         f"{text}; held out, c d's relative error {multistep.interval_text(held['paper'])} against "
         f"c d^2's {multistep.interval_text(held['rival'])}: {verdict}"

@@ -343,6 +343,61 @@ def _reason(a: dict[str, Any], verdict: str) -> str:
     )
 
 
+def _g(x: float | None, digits: int = 3) -> str:
+    """``x`` as ``stats.fmt_interval`` prints it."""
+    return "n/a" if x is None or math.isnan(x) else f"{x:.{digits}g}"
+
+
+def several(items: list, one: str, many: str) -> str:
+    """``one`` naming the first of ``items`` (and how many more), or ``many`` naming their count
+    when that is too long (``fitting``)."""
+    more = f" and {len(items) - 1} more" if len(items) > 1 else ""
+    return stats.fitting(one.format(items[0]) + more, many.format(len(items)))
+
+
+def growth_summary(g: dict[str, Any], sizes: int) -> str:
+    """``xor_thresholds.growth_reason`` in short (a claim's ``summary``): the rules' deciding
+    numbers, the local exponent's ends to two digits as the reason gives them."""
+    from ..metrics import growth
+    from .xor_thresholds import SIDES
+
+    if g["decided"] is None:
+        return f"only {sizes} values of d; the growth rules need {growth.MIN_SIZES}"
+    if g["decided"] == growth.UNREACHED:
+        return "a threshold was not reached within the probes"
+    c = g["curvature"]
+    if g["decided"] == "paper":
+        smaller, larger = _g(c["smaller"]["value"], 2), _g(c["larger"]["value"], 2)
+        if c["change"]["high"] is not None and c["change"]["high"] < 0:
+            return stats.fitting(
+                f"local exponent falls {smaller} -> {larger}; polylog predicts better",
+                f"exponent falls {smaller} -> {larger}; polylog predicts better",
+            )
+        high = _g(c["larger"]["high"], 2)
+        return f"local exponent <= {high} < {RIVAL_MIN_ALPHA:g}; polylog predicts better"
+    return f"curvature test: {SIDES[c['decided']]}; held-out test: {SIDES[g['side']]}"
+
+
+def _summary(a: dict[str, Any], verdict: str) -> str:
+    """``_reason`` in short (a claim's ``summary``)."""
+    g, alpha_low = a["growth"], _g(a["alpha"][1])
+    if verdict == stats.NOT_REPRODUCED:
+        return f"alpha's lower bound {alpha_low} >= 0.5: m* grows like a power of d"
+    unreached = [int(d) for d, v in zip(a["d"], a["m"], strict=True) if math.isinf(v)]
+    if verdict == stats.INCONCLUSIVE and unreached:
+        return several(
+            unreached,
+            "no success plateau up to m_limit at d = {}",
+            "no success plateau up to m_limit at {} d's",
+        )
+    if verdict == stats.INCONCLUSIVE and g["decided"] == "paper":
+        return stats.fitting(
+            f"polylog by both rules, but alpha's lower bound {alpha_low} >= 0.5",
+            f"alpha's lower bound {alpha_low} >= 0.5 despite the rules",
+        )
+    return growth_summary(g, len(a["d"]))
+
+
 def verdict(records: list[Record], config: Config) -> dict:
     from .xor_thresholds import growth_text
 
@@ -384,6 +439,7 @@ def verdict(records: list[Record], config: Config) -> dict:
         measured,
         CRITERION + f" (target {config.target:g} x plateau, {config.seeds} seeds per probe)",
         estimates,
+        summary=_summary(a, outcome),
         decided=decided,
         separating_d=a["separating_d"],
     )
@@ -467,9 +523,25 @@ def work(c: costs.Config) -> float:
     return sum(c["seeds"] * d * 3 * min(c["m_limit"], costs.ln(d) ** 2) for d in c["d_values"])
 
 
+def peak(c: costs.Config) -> float:
+    """The largest probe's one step (``OneStepConfig.peak_bytes``; probes run one after another).
+    The probes are the doubling's widths up to ``(ln d)^2``, the law ``work`` counts (the
+    plateau probe, twice the power of two past ``m*``, lies about there); the bisection's probes
+    are smaller. Not monotone in ``m`` (a narrow step batches more replicas, a wide one streams
+    ``V``), so every doubling width counts."""
+    peaks = []
+    for d in c["d_values"]:
+        top, m = min(c["m_limit"], max(c["m_start"], costs.ln(d) ** 2)), c["m_start"]
+        while m <= top:
+            peaks.append(OneStepConfig(d=d, m=m, seeds=c["seeds"]).peak_bytes())
+            m *= 2
+    return max(peaks)
+
+
 EXPERIMENT = register(
     Experiment(
         work=work,
+        peak=peak,
         searches=True,
         name="polylog-width",
         claim="A7.2",

@@ -579,23 +579,60 @@ def compare_laws(
     return {"paper": p, "rival": r, "decided": decided}
 
 
+SUMMARY_CHARS = 60
+"""The most characters of an entry's ``summary``: its reason in short, the line the terminal's
+claims table gives it (the full reason is in the report and ``attnsep report --claim``)."""
+
+
+def clipped(text: str, limit: int) -> str:
+    """``text`` without a final full stop, cut at a word to at most ``limit`` characters (``…``
+    marking the cut)."""
+    text = text.strip().rstrip(".")
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:( ") + "…"
+
+
+def fitting(*candidates: str) -> str:
+    """The first of ``candidates`` within ``SUMMARY_CHARS`` (a verdict's ``summary``), the last
+    clipped when none is: candidates go from the fullest to the tersest, so the choice depends
+    on the printed length of the numbers alone."""
+    found = (text for text in candidates if len(text) <= SUMMARY_CHARS)
+    return next(found, clipped(candidates[-1], SUMMARY_CHARS))
+
+
 def claim(
-    verdict: str, reason: str, measured: str, criterion: str, estimates: list[dict], **extra: Any
+    verdict: str,
+    reason: str,
+    measured: str,
+    criterion: str,
+    estimates: list[dict],
+    *,
+    summary: str = "",
+    **extra: Any,
 ) -> dict[str, Any]:
     """A verdict's result: one of ``OUTCOMES`` (a claim), ``CHECK_OUTCOMES`` (a check) or
-    ``FINDING``, its reason in one sentence, what was measured, the criterion (written before
-    the numbers) and the estimates with their intervals; ``kind`` follows from the verdict
-    (``KINDS``, SPEC Part F).
+    ``FINDING``, its reason in one sentence and in short (``summary``, at most
+    ``SUMMARY_CHARS`` characters: the deciding fact with its number; the reason's first clause,
+    clipped, when none is given), what was measured, the criterion (written before the numbers)
+    and the estimates with their intervals; ``kind`` follows from the verdict (``KINDS``, SPEC
+    Part F).
 
     ``extra`` may hold ``companions``: further entries of the report judged from the same records
     (each a ``claim(...)`` with ``claim``, ``title``, ``paper`` and ``section`` added), e.g. A7.3b
     beside A7.3; the report lists each as its own entry."""
     allowed = [v for outcomes in KINDS.values() for v in outcomes]
     require(verdict in allowed, f"verdict must be one of {', '.join(allowed)}, got {verdict!r}")
+    summary = summary or clipped(reason.split("; ")[0], SUMMARY_CHARS)
+    require(
+        len(summary) <= SUMMARY_CHARS,
+        f"summary must be at most {SUMMARY_CHARS} characters, got {len(summary)}: {summary!r}",
+    )
     return {
         "verdict": verdict,
         "kind": kind_of(verdict),
         "reason": reason,
+        "summary": summary,
         "measured": measured,
         "criterion": criterion,
         "estimates": estimates,

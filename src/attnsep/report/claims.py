@@ -189,6 +189,7 @@ def judge_anew(
             measured=f"{len(finished)} of {len(jobs)} jobs finished"
             + (f"; first error: {errors[0]}" if errors else ""),
             verdict="incomplete",
+            summary=f"{len(finished)} of {len(jobs)} jobs finished",
             reason="not every job of this claim has finished; "
             f"`{claim['command']}{store_flag(store)}` completes it (stored jobs are kept)",
             estimates=[],
@@ -199,6 +200,12 @@ def judge_anew(
     with calibration.fitting() if calibrate == FIT else nullcontext():
         result = exp.verdict(records, config)
     companions = result.pop("companions", [])
+    judged_ids = [extra["claim"] for extra in companions]
+    if judged_ids != [c for c in exp.companions if c in judged_ids]:
+        raise RuntimeError(
+            f"experiment {name!r} judged the companions {judged_ids}, not among those it "
+            f"declares in order, {list(exp.companions)} (Experiment.companions)"
+        )
     claim.update(result)
     claim["kind"] = stats.kind_of(claim["verdict"])
     claim.setdefault("reason", claim.get("criterion", ""))

@@ -73,6 +73,7 @@ def combine(runs: Sequence[tuple[int, list[dict[str, Any]]]]) -> list[dict[str, 
         if published == stats.UNSTABLE:
             entry["kind"] = "claim"
             entry["reason"] = unstable_reason(seeds, entries)
+            entry["summary"] = unstable_summary(verdicts)
         entry["replication"] = {
             "seeds": seeds,
             "verdicts": verdicts,
@@ -100,6 +101,15 @@ def publish(verdicts: list[str], kind: str) -> tuple[str, int]:
     return stats.UNSTABLE, count
 
 
+def unstable_summary(verdicts: list[str]) -> str:
+    """An unstable entry in short: how many seeds reached each verdict (``reproduced 2,
+    inconclusive 3 of 5 seeds``)."""
+    counts = ", ".join(f"{v} {n}" for v, n in Counter(verdicts).most_common())
+    from ..metrics.stats import SUMMARY_CHARS, clipped
+
+    return clipped(f"{counts} of {len(verdicts)} seeds", SUMMARY_CHARS)
+
+
 def unstable_reason(seeds: list[int], entries: list[dict[str, Any]]) -> str:
     """Which seeds reached which verdict, the opening of each reason that differs from the most
     common verdict's (the size and quantity that decided that seed), and the estimate varying
@@ -112,24 +122,18 @@ def unstable_reason(seeds: list[int], entries: list[dict[str, Any]]) -> str:
         for verdict, s in by_verdict.items()
     )
     text = f"unstable: {shown_seeds} (a verdict needs {needed(len(seeds))} of {len(seeds)} seeds)"
+    from ..metrics.stats import clipped
+
     common = max(by_verdict, key=lambda verdict: len(by_verdict[verdict]))
     for seed, entry in zip(seeds, entries, strict=True):
         if entry["verdict"] != common:
-            text += f"; seed {seed} ({entry['verdict']}): {opening(entry['reason'])}"
+            text += f"; seed {seed} ({entry['verdict']}): {clipped(entry['reason'], REASON_CHARS)}"
     varying = most_varying(entries)
     if varying:
         name, values = varying
         listed = ", ".join(f"{v:.3g}" for v in values)
         text += f"; varies most: {name} ({listed} on seeds {', '.join(map(str, seeds))})"
     return text
-
-
-def opening(reason: str, limit: int = REASON_CHARS) -> str:
-    """The start of a seed's reason, where it names the size and the quantity that decided it:
-    at most ``limit`` characters, cut at a word."""
-    if len(reason) <= limit:
-        return reason.rstrip(".")
-    return reason[:limit].rsplit(" ", 1)[0].rstrip(",;:(") + " …"
 
 
 def most_varying(entries: list[dict[str, Any]]) -> tuple[str, list[float]] | None:

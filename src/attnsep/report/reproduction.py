@@ -16,7 +16,7 @@ from ..configs import CALIBRATION_BUDGET
 from ..core.io import REPORT_FOLDER, make_folder, named, writable_folder
 from ..core.validate import callback, int_at_least, one_of, shown
 from ..engine.store import DEFAULT_PATH, Store, check_readable
-from ..experiments import catalog
+from ..experiments import catalog, claim_ids
 
 if TYPE_CHECKING:
     from ..engine.executors import Executor
@@ -172,6 +172,8 @@ def reproduce(
     """Rerun the claims of both papers and write the report (``attnsep reproduce``): every
     experiment's jobs at ``preset`` run into the store (stored ones are not run again), each
     claim is judged from its records, and ``index.html`` and ``claims.json`` are written.
+    A run whose largest jobs side by side would need more memory than this machine has
+    available (each experiment's ``peak``) is refused before the store is opened.
 
     Parameters
     ----------
@@ -213,7 +215,8 @@ def reproduce(
         The claims with their verdicts, the report's ``index.html``, and the jobs computed,
         cached and failed.
     """
-    from ..engine.sweep import run_sweep
+    from ..engine.memory import check_memory
+    from ..engine.sweep import not_stored, run_sweep
     from .replication import seeds_for
 
     replicated = seeds_for(seed, seeds, replicate)
@@ -221,10 +224,11 @@ def reproduce(
     callback("on_start", on_start)
     callback("on_done", on_done)
     writable_folder(out, default=named(out, "out") == FOLDER)
+    jobs = [job for group in groups.values() for job in group]
+    check_memory(not_stored(jobs, store), engine, "the preset or the workers (--workers)")
     db = Store(store)
     started = time.time()
     try:
-        jobs = [job for group in groups.values() for job in group]
         outcome = run_sweep(jobs, db, engine, on_start=on_start, on_done=on_done)
         last = {"preset": preset, "names": chosen, "seed": seed, "seeds": replicated}
         db.remember("last_reproduction", last)
@@ -309,7 +313,10 @@ def reproduce_plan(
 
 
 def report(
-    out: str | Path = FOLDER, store: str | Path = DEFAULT_PATH, workers: int | None = None
+    out: str | Path = FOLDER,
+    store: str | Path = DEFAULT_PATH,
+    workers: int | None = None,
+    claim: str | None = None,
 ) -> Reproduction:
     """Rebuild the report of the last reproduction in ``store`` (every experiment at the quick
     preset if none is stored), computing nothing (``attnsep report``).
@@ -323,6 +330,10 @@ def report(
     workers
         Processes judging the experiments side by side (default: the number of CPUs; 1: in
         this process). The claims are the same whatever the number.
+    claim
+        One entry's id (e.g. ``A7.3b``): the result holds only that entry, with its full
+        reason, measured values and criterion (none when the last reproduction did not judge
+        it); the report is rebuilt whole. Checked before anything is written.
 
     Returns
     -------
@@ -332,6 +343,8 @@ def report(
     """
     if workers is not None:
         int_at_least("workers", workers, 1)
+    if claim is not None:
+        one_of("claim", claim, claim_ids())
     check_readable(store)
     writable_folder(out, default=named(out, "out") == FOLDER)
     db = Store.open_read(store)
@@ -344,6 +357,8 @@ def report(
     finally:
         db.close()
     seeds = tuple(last["seeds"]) if last.get("seeds") else None
+    if claim is not None:
+        claims = [entry for entry in claims if entry["claim"] == claim]
     return Reproduction(
         last["preset"], tuple(last["names"]), last.get("seed"), tuple(claims), index, seeds=seeds
     )

@@ -19,7 +19,10 @@ class TextTable:
     printed after it. ``justify`` has a letter per column, ``l`` (left) or ``r`` (right; the
     columns past its end too); with ``no_wrap`` only the last column may wrap, and the first
     ``whole`` columns never do (a word wider than a wrapping column is folded, not cut);
-    ``styles``, if any, holds a terminal style per cell (``""``: none)."""
+    ``styles``, if any, holds a terminal style per cell (``""``: none). With ``details`` (a
+    line per row, e.g. a claim's reason in short) the table prints as plain lines without
+    borders: each row on one line, its last cell cut to the width, its detail under it,
+    indented to the second column."""
 
     title: str
     columns: tuple[str, ...]
@@ -30,11 +33,16 @@ class TextTable:
     no_wrap: bool = False
     styles: tuple[tuple[str, ...], ...] = ()
     whole: int = 0
+    details: tuple[str, ...] = ()
 
     def rich(self) -> Any:
-        """The table as a ``rich.table.Table`` (printed as written: no rich markup)."""
+        """The table as a ``rich.table.Table`` (printed as written: no rich markup); with
+        ``details``, as lines (``lines``)."""
         from rich.table import Table
         from rich.text import Text
+
+        if self.details:
+            return self.lines()
 
         made = Table(title=self.title, header_style="bold", caption=self.caption or None)
         last = len(self.columns) - 1
@@ -50,10 +58,40 @@ class TextTable:
             made.add_row(*(Text(c, style=s) if s else c for c, s in zip(row, styles, strict=True)))
         return made
 
+    def widths(self) -> list[int]:
+        """Each column's width: its header's or its widest cell's."""
+        return [max(len(c), *(len(r[i]) for r in self.rows)) for i, c in enumerate(self.columns)]
+
+    def lines(self) -> Any:
+        """A table with ``details`` as a ``rich`` group of lines: the title, the header, then
+        each row (cells two spaces apart, the last one not padded) and its detail."""
+        from rich.console import Group
+        from rich.text import Text
+
+        widths, indent = self.widths(), " " * (self.widths()[0] + 2)
+
+        def line(cells: tuple[str, ...], styles: tuple[str, ...]) -> Any:
+            text = Text(no_wrap=True, overflow="ellipsis")
+            for i, (cell, style) in enumerate(zip(cells, styles, strict=True)):
+                last = i == len(cells) - 1
+                text.append(cell if last else cell.ljust(widths[i] + 2), style=style or None)
+            return text
+
+        out = [Text(self.title, style="italic"), line(self.columns, ("bold",) * len(widths))]
+        for i, (row, detail) in enumerate(zip(self.rows, self.details, strict=True)):
+            out.append(line(row, self.styles[i] if self.styles else ("",) * len(row)))
+            out.append(Text(indent + detail, style="dim"))
+        return Group(*out, *([Text(self.caption)] if self.caption else []))
+
     def fit(self, width: int) -> TextTable:
         """The table with the columns (from the left) that fit ``width`` characters, each at
         least as wide as its header and its cells up to ``WRAP`` characters (longer cells
-        wrap), and a note naming those left out; unchanged when all fit."""
+        wrap), and a note naming those left out; unchanged when all fit. With ``details``
+        each row's last cell is cut (``…``) to what the width leaves it."""
+        if self.details:
+            room = width - sum(w + 2 for w in self.widths()[:-1])
+            rows = tuple((*r[:-1], cut(r[-1], room)) for r in self.rows)
+            return replace(self, rows=rows)
         if self.no_wrap or not self.columns:
             return self
         used, kept = 1, 0
@@ -77,6 +115,11 @@ class TextTable:
             justify=self.justify[:kept],
             notes=(*self.notes, note),
         )
+
+
+def cut(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, ``…`` marking the cut."""
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
 
 VERDICT_COLORS = {
@@ -282,25 +325,49 @@ def fcn_select(r: dict[str, Any]) -> list[TextTable]:
 
 
 def claims(data: dict[str, Any]) -> list[TextTable]:
-    """``attnsep reproduce`` and ``attnsep report``: each entry's kind (SPEC Part F), its verdict
-    in its colour, with ``--replicate`` how many master seeds agree on it (``4/5``), its
-    criterion's power and false pass (SPEC Part E; ``-`` for a finding) and its reason."""
+    """``attnsep reproduce`` and ``attnsep report``: per entry two lines that fit 80 columns:
+    its id, its verdict in its colour, with ``--replicate`` how many master seeds agree on it
+    (``4/5``), its criterion's power and false pass (SPEC Part E; ``-`` for a finding or a
+    check without them) and its title; under it, its reason in short (at most 60 characters;
+    the full reason: the report, ``attnsep report --claim ID``)."""
     replicated = any(c.get("replication") for c in data["claims"])
-    rows, styles = [], []
+    rows, styles, details = [], [], []
     for c in data["claims"]:
         rates = c.get("calibration")
-        shown = f"{rates['power']:.2f} / {rates['false_pass']:.2f}" if rates else "-"
-        agreement = c["replication"]["agreement"] if c.get("replication") else "-"
-        seeds = [agreement] if replicated else []
-        kind, colour = c.get("kind", "claim"), VERDICT_COLORS.get(c["verdict"], "green")
-        rows.append(
-            (c["claim"], kind, c["title"], c["verdict"], *seeds, shown, c.get("reason", ""))
+        shown = f"{rates['power']:.2f}/{rates['false_pass']:.2f}" if rates else "-"
+        seeds = [c["replication"]["agreement"] if c.get("replication") else "-"] * replicated
+        rows.append((c["claim"], c["verdict"], *seeds, shown, c["title"]))
+        styles.append(
+            ("bold", VERDICT_COLORS.get(c["verdict"], "green"), *[""] * len(seeds), "", "")
         )
-        styles.append(("", "", "", colour, *[""] * len(seeds), "", ""))
-    columns = ("claim", "kind", "title", "verdict", *(["seeds"] if replicated else []))
-    columns += ("power / false pass", "reason")
-    justify = "l" * len(columns)
-    return [TextTable("claims", columns, tuple(rows), justify=justify, styles=tuple(styles))]
+        details.append(c.get("summary") or c.get("reason", ""))
+    columns = ("claim", "verdict", *(["seeds"] * replicated), "power/fp", "title · reason")
+    caption = "power/fp: the criterion's power and false pass (SPEC Part E)"
+    table = TextTable("claims", columns, tuple(rows), caption=caption, styles=tuple(styles))
+    return [replace(table, details=tuple(details))]
+
+
+def entry(data: dict[str, Any]) -> list[TextTable]:
+    """``attnsep report --claim ID``: the one entry of ``data["claims"]`` in full: its verdict
+    with the seeds' verdicts, its criterion's error rates and where they were measured (SPEC
+    Part E), its reason, what was measured, the criterion, the paper's sentence, the command
+    and the figures."""
+    (c,) = data["claims"]
+    rows = [("verdict", f"{c['verdict']} ({c['kind']})")]
+    if c.get("replication"):
+        seeds = zip(c["replication"]["seeds"], c["replication"]["verdicts"], strict=True)
+        rows.append(("seeds", ", ".join(f"{seed}: {verdict}" for seed, verdict in seeds)))
+    if rates := c.get("calibration"):
+        rows.append(("power / false pass", f"{rates['power']:.2f} / {rates['false_pass']:.2f}"))
+        if source := rates.get("source"):
+            where = f"{source['preset']} preset, master seed {source['seed']} ({source['run']})"
+            rows.append(("rates measured on", where))
+    rows += [
+        (key, str(c[key])) for key in ("reason", "measured", "criterion", "paper") if c.get(key)
+    ]
+    rows += [("command", c.get("command", "")), ("figures", ", ".join(c.get("figures", [])))]
+    title = f"{c['claim']}: {c['title']}"
+    return [TextTable(title, ("item", "value"), tuple(rows), justify="ll", whole=1)]
 
 
 def experiments(data: dict[str, Any]) -> list[TextTable]:
@@ -341,7 +408,9 @@ def value_text(value: Any) -> str:
 
 def show(data: dict[str, Any]) -> list[TextTable]:
     """``attnsep show NAME``: the claim, the config's fields (type, default, limits, help), the
-    values each preset sets with its jobs and estimated CPU, then the config's description."""
+    values each preset sets with its jobs, estimated CPU and largest job's memory, then the
+    config's description."""
+    from ..core.resources import size
     from ..engine.plan import duration
 
     name, presets, cost = data["name"], data["presets"], data["cost"]
@@ -367,6 +436,8 @@ def show(data: dict[str, Any]) -> list[TextTable]:
     set_rows.append(("jobs", *(str(cost[p]["jobs"]) for p in presets)))
     cpu = (duration(cost[p]["cpu_seconds"], cost[p]["rough"]) for p in presets)
     set_rows.append(("CPU estimate", *cpu))
+    peaks = (cost[p].get("peak_bytes") for p in presets)
+    set_rows.append(("largest job's memory", *("-" if b is None else size(b) for b in peaks)))
     notes = tuple(f"--preset {p}: {text}" for p, text in data["preset_help"].items())
     preset_table = TextTable(
         f"presets of {name} (- : the default)",
@@ -385,6 +456,7 @@ TABLES: dict[str, Callable[[dict[str, Any]], list[TextTable]]] = {
     "list": experiments,
     "runs": runs,
     "claims": claims,
+    "claim": entry,
     "xor one-step": one_step,
     "xor train": xor_train,
     "xor train-v1": xor_train_v1,
