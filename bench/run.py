@@ -54,8 +54,8 @@ BENCHMARKS = {
     "fresh arrays, and against its matmul bound",
     "attention_maps": "target 14: an attention-maps job (softmax, d=1024, the full grid of step "
     "sizes), step sizes together vs one Descent each (~1 min)",
-    "sign_test": "target 16: the sign test of one-step replicas at d=8192 and 65536, one table "
-    "per head (numpy.take) vs one torch table of all heads",
+    "sign_error": "target 16: the sign error rate of one-step replicas at d=8192 and 65536, one "
+    "table per head (numpy.take) vs one torch table of all heads",
     "calibration_reality": "target 17: pre-registered power and false fail vs the verdicts of 24 "
     "fresh master seeds, quick preset (opt-in, ~10 min; its store is reused on a rerun)",
     "full_jobs": "target 15: each experiment's largest full job, planned (from the smaller "

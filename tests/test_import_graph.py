@@ -1,8 +1,9 @@
 """The package's import graph (DESIGN: layering): no cycles, configuration at the bottom.
 
-The graph has an edge ``a -> b`` for every ``import`` of ``b`` anywhere in ``a`` (inside
-functions too: a lazy import still ties the two modules together), except under
-``if TYPE_CHECKING:``, which never runs.
+The graph has an edge ``a -> b`` for every ``import`` of ``b`` anywhere in ``a``: inside
+functions too (a lazy import still ties the two modules together) and under ``if
+TYPE_CHECKING:`` (a type hint ties them as well, though it never runs). The one-door check of
+the command line skips the type hints (they load nothing).
 """
 
 from __future__ import annotations
@@ -30,14 +31,15 @@ def modules() -> dict[str, Path]:
     return out
 
 
-def imported(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+def imported(name: str, path: Path, known: dict[str, Path], hints: bool = True) -> set[str]:
     """The package modules ``name`` imports (a name imported from a package counts as its
-    submodule when there is one, else as the package)."""
+    submodule when there is one, else as the package); ``hints=False`` leaves out those
+    imported under ``if TYPE_CHECKING:``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skipped = {
         id(node)
         for branch in ast.walk(tree)
-        if isinstance(branch, ast.If) and "TYPE_CHECKING" in ast.unparse(branch.test)
+        if not hints and isinstance(branch, ast.If) and "TYPE_CHECKING" in ast.unparse(branch.test)
         for node in ast.walk(branch)
     }
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
@@ -109,6 +111,16 @@ def test_no_import_cycles_in_the_package() -> None:
     assert cycles(graph()) == []
 
 
+def test_a_type_hint_import_counts_in_the_graph(tmp_path: Path) -> None:
+    source = tmp_path / "fake.py"
+    source.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .store import Store\n"
+    )
+    known = modules()
+    assert imported("attnsep.engine.fake", source, known) == {"attnsep.engine.store"}
+    assert imported("attnsep.engine.fake", source, known, hints=False) == set()
+
+
 def test_configs_import_only_the_core() -> None:
     assert graph()["attnsep.configs"] <= CORE
     loaded = subprocess.run(
@@ -129,7 +141,7 @@ def outside_the_cli(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     """The package modules ``name`` imports other than ``attnsep.api``, ``attnsep.configs`` and
     the command line's own (``attnsep.cli``, ``attnsep.cli.*``)."""
     allowed = {"attnsep.api", "attnsep.configs", "attnsep.cli"}
-    found = imported(name, path, known)
+    found = imported(name, path, known, hints=False)
     return {m for m in found if m not in allowed and not m.startswith("attnsep.cli.")}
 
 

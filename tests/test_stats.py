@@ -66,18 +66,47 @@ def test_wilson_contains_the_rate(successes, trials):
 def test_wilson_shrinks_with_n():
     widths = [np.subtract(*stats.wilson(n // 2, n)[::-1]) for n in (8, 32, 128, 512)]
     assert all(a > b for a, b in zip(widths, widths[1:], strict=False))
-    # for large n the half width approaches 1.96 sqrt(p (1 - p) / n)
+    # for large n the half width approaches z sqrt(p (1 - p) / n)
     low, high = stats.wilson(5000, 10000)
-    assert (high - low) / 2 == pytest.approx(1.96 * math.sqrt(0.25 / 10000), rel=1e-3)
+    z = stats.normal_quantile()
+    assert (high - low) / 2 == pytest.approx(z * math.sqrt(0.25 / 10000), rel=1e-3)
+
+
+def test_the_normal_quantile_is_derived_from_the_level():
+    # tabulated two-sided standard normal quantiles
+    assert stats.normal_quantile(0.95) == pytest.approx(1.959963984540054, abs=1e-12)
+    assert stats.normal_quantile(0.99) == pytest.approx(2.5758293035489004, abs=1e-12)
+    assert stats.normal_quantile(0.90) == pytest.approx(1.6448536269514722, abs=1e-12)
+
+
+@pytest.mark.parametrize("successes,trials,level", [(3, 17, 0.95), (58, 64, 0.95), (7, 9, 0.8)])
+def test_wilson_ends_are_where_the_score_test_stops_rejecting(successes, trials, level):
+    """Independently of its closed form: the Wilson interval holds the p whose score statistic
+    ``|phat - p| / sqrt(p (1 - p) / n)`` is at most ``z``; each end found by bisection."""
+    z, phat = stats.normal_quantile(level), successes / trials
+
+    def inside(p: float) -> bool:
+        return abs(phat - p) <= z * math.sqrt(p * (1 - p) / trials)
+
+    def edge(a: float, b: float) -> float:  # inside(a) != inside(b)
+        for _ in range(200):
+            mid = (a + b) / 2
+            a, b = (mid, b) if inside(mid) == inside(a) else (a, mid)
+        return (a + b) / 2
+
+    low, high = stats.wilson(successes, trials, level)
+    assert low == pytest.approx(edge(1e-15, phat), abs=1e-12)
+    assert high == pytest.approx(edge(phat, 1 - 1e-15), abs=1e-12)
 
 
 def test_wilson_edge_cases():
     low, high = stats.wilson(0, 10)
-    assert low == pytest.approx(0.0, abs=1e-12) and 0.2 < high < 0.35
+    assert low == 0.0 and 0.2 < high < 0.35  # exactly: an estimate's value 0 lies inside
     low, high = stats.wilson(10, 10)
-    assert 0.65 < low < 0.8 and high == pytest.approx(1.0, abs=1e-12)
+    assert 0.65 < low < 0.8 and high == 1.0
     # zero successes in n trials: high = z^2 / (n + z^2)
-    assert stats.wilson(0, 10)[1] == pytest.approx(1.96**2 / (10 + 1.96**2))
+    z = stats.normal_quantile()
+    assert stats.wilson(0, 10)[1] == pytest.approx(z**2 / (10 + z**2))
     for bad in ((-1, 10), (11, 10), (0, 0)):
         with pytest.raises(ValueError):
             stats.wilson(*bad)

@@ -11,9 +11,10 @@ and does not import torch::
 
 from __future__ import annotations
 
+from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = metadata.version("attnsep")
 
 __all__ = [
     "__version__",

@@ -222,14 +222,14 @@ def git_commit() -> str | None:
 
 def environment() -> dict[str, Any]:
     """Package versions, git commit, device and host, stored with every job."""
+    from importlib import metadata
+
     import numpy
     import torch
 
-    import attnsep
-
     return {
         "versions": {
-            "attnsep": attnsep.__version__,
+            "attnsep": metadata.version("attnsep"),
             "torch": torch.__version__,
             "numpy": numpy.__version__,
         },

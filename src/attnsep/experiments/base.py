@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, TypeVar, cast
 
 from pydantic import ConfigDict, Field, model_validator
 
@@ -194,4 +194,4 @@ def get(name: str) -> Experiment[Any]:
             f"experiment must be one of {', '.join(sorted(REGISTRY))}; got {shown(name)} (one "
             "registered in another process, e.g. a notebook, is unknown here: run it inline)"
         )
-    return REGISTRY[name]
+    return cast(Experiment[Any], REGISTRY[name])  # only ``register`` fills it

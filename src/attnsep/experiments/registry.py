@@ -3,9 +3,22 @@ them (``catalog``) does not build the configs' classes."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from .base import Experiment
 
-REGISTRY: dict[str, Experiment[Any]] = {}
+class Listed(Protocol):
+    """What listing an experiment reads of it (``base.Experiment`` has it all)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def claim(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def paper(self) -> str: ...
+    @property
+    def companions(self) -> tuple[str, ...]: ...
+
+
+REGISTRY: dict[str, Listed] = {}

@@ -19,7 +19,7 @@ logits are equal and only the off-subset mass counts: ``m_p* ≈ 2 q ln T`` (``p
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -29,8 +29,13 @@ from ..metrics.growth import MIN_SIZES, UNREACHED
 from ..metrics.stats import AFFINE_POLYLOG, POWER
 from ..train.search import probe_matrix
 
-if TYPE_CHECKING:
-    from .select_width import Config
+
+class Config(Protocol):
+    """What the verdict reads of B5.2's config (``select_width.Config``)."""
+
+    target: float
+    seeds: int
+
 
 Record = dict[str, Any]
 

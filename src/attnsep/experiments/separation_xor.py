@@ -567,7 +567,7 @@ step (one thread)."""
 
 
 def work(c: costs.Config) -> costs.Parts:
-    """The one step's search (``m* ~ (ln d)^2``, then a sign test on fresh samples) and the
+    """The one step's search (``m* ~ (ln d)^2``, then its sign error rate on fresh samples) and the
     FCNs' search: minibatch steps on small matrices, each ``seeds · d`` plus its fixed cost
     (:data:`FCN_STEP`)."""
     from ..configs import XorFCNConfig, default
@@ -584,7 +584,7 @@ def work(c: costs.Config) -> costs.Parts:
 
 def peak(c: costs.Config) -> float:
     """The largest probe, transformer or FCN (probes run one after another). Transformer: a step
-    that keeps its embeddings for the sign test (``OneStepConfig.peak_bytes(keep_embeddings=
+    that keeps its embeddings for the sign error rate (``OneStepConfig.peak_bytes(keep_embeddings=
     True)``) at each doubling width up to the confirmation's ``4 m*``, with ``m* ~ (ln d)^2 / 4``
     (measured: 13 to 24 for d = 64 to 8192). FCN: ``XorFCNConfig.peak_bytes`` at width 8, past
     every probe measured (``width*`` was 3 at each standard ``d``); the width matters little
@@ -629,7 +629,7 @@ EXPERIMENT = register(
         criterion_version=3,
         tuned_on=(0, 1, 3),
         # Job-seconds (one thread, 64 seeds; published timings and the cost model): the
-        # transformer's search grows like d (the sign test on fresh samples), about 12 s at
+        # transformer's search grows like d (the sign error rate on fresh samples), about 12 s at
         # d = 1024, so 2048 ... 8192 add ~175 s and each further doubling as much as all smaller
         # sizes together (2^14: +200 s, 2^16 alone ~800 s): the standard preset stops at 2^13,
         # the full one reaches 2^16. The FCN's about 26 s at d = 16, 120 s at 256, ~480 s at 1024.

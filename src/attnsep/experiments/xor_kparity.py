@@ -296,14 +296,6 @@ def best_index(matrix: np.ndarray, exps: list[float]) -> int:
     return int(np.lexsort((np.asarray(exps), -reached, medians))[0])
 
 
-def median_interval(values: np.ndarray, seed: int) -> tuple[float, float, float]:
-    """The median of ``values`` with its bootstrap 95% interval (``nan`` for none)."""
-    if not len(values):
-        return (math.nan,) * 3
-    rows = stats.resample_rows(len(values), np.random.default_rng(seed))
-    return (float(np.median(values)), *stats.interval(np.median(values[rows], axis=1)))
-
-
 def point(record: Record) -> dict[str, Any]:
     """The finding's numbers of one job (``Config``'s docstring) at its best step size."""
     matrix = steps_matrix(record)
@@ -322,7 +314,7 @@ def point(record: Record) -> dict[str, Any]:
         "collapsed": lost,
         "collapse": (lost / n, *stats.wilson(lost, n)),
         "stuck": float((np.isinf(steps) & ~fold).mean()),
-        "steps": median_interval(steps[~fold], seed=record["d"]),
+        "steps": stats.median_interval(steps[~fold], seed=record["d"]),
         "one_step": (int(one.max()) / n, *stats.wilson(int(one.max()), n)),
         "collapse_by_step": (np.array(record["collapsed"], dtype=bool) & np.isinf(matrix))
         .mean(axis=0)

@@ -5,7 +5,6 @@ A7.3)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -13,10 +12,7 @@ from ..metrics import stats
 from . import plotting
 from .base import Record
 from .xor_maps_ceiling import needed_weight
-from .xor_maps_stats import by_size, size_text
-
-if TYPE_CHECKING:
-    from .xor_attention_maps import Config
+from .xor_maps_stats import Config, by_size, size_text
 
 LOSS_FLOOR = 1e-16
 """Losses below this (softmax reaches exactly 0 in float64) are drawn at it on log axes."""

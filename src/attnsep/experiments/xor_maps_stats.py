@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import numpy as np
 
@@ -16,7 +16,18 @@ from .base import Record
 
 if TYPE_CHECKING:
     from ..configs import AttentionName
-    from .xor_attention_maps import Config
+
+
+class Config(Protocol):
+    """What the pieces of A7.3 read of its config (``xor_attention_maps.Config``)."""
+
+    d: int
+    m: int
+    seeds: int
+    budget: int
+    screen_steps: int | None
+    target: float
+
 
 SOFTMAX: Final = "softmax"
 PAPER_MAPS: tuple[AttentionName, ...] = (SOFTMAX, "linear", "erf")
@@ -78,10 +89,9 @@ def _draws(n: int, resamples: int) -> np.ndarray:
 def median_interval(
     values: stats.Floats, draws: np.ndarray | None = None
 ) -> tuple[float, float, float]:
-    """The median and its bootstrap interval over replicas (``inf`` counts as not reached)."""
-    array = np.array(values, dtype=float)
-    rows = replica_draws(len(array)) if draws is None else draws
-    return (stats.median(array), *stats.interval(np.median(array[rows], axis=1)))
+    """``stats.median_interval`` on the kept replica draws (``replica_draws``)."""
+    rows = replica_draws(len(values)) if draws is None else draws
+    return stats.median_interval(values, rows=rows)
 
 
 def summarize(record: Record, label: str | None = None) -> dict | None:

@@ -34,13 +34,6 @@ def newcombe(a: dict[str, float], b: dict[str, float]) -> tuple[float, float, fl
     return stats.rate_difference((a["rate"], a["low"], a["high"]), (b["rate"], b["low"], b["high"]))
 
 
-def median_interval(values: list[float], seed: int = 0) -> tuple[float, float, float]:
-    """The median and its bootstrap 95% interval over replicas."""
-    x = np.asarray(values, dtype=float)
-    draws = stats.bootstrap([x], lambda s: float(np.median(s[0])), seed=seed)
-    return _around(float(np.median(x)), draws)
-
-
 def ratio_interval(top: list[float], bottom: list[float]) -> tuple[float, float, float]:
     """``median(top) / median(bottom)`` with its bootstrap 95% interval (each resampled)."""
     a, b = np.asarray(top, dtype=float), np.asarray(bottom, dtype=float)
@@ -57,14 +50,14 @@ def _point(record: Record, success_loss: float) -> dict[str, Any]:
     loss = record[LOSS_KEY[record["model"]]]
     out: dict[str, Any] = {
         **rate(sum(x <= success_loss for x in loss), len(loss)),
-        "loss": median_interval(loss),
+        "loss": stats.median_interval(loss, hold=True),
     }
     if record["model"] == "transformer":
         out["one_step"] = rate(sum(x <= success_loss for x in record["loss_one_step"]), len(loss))
-        out["least"] = median_interval(record["loss_min"])
+        out["least"] = stats.median_interval(record["loss_min"], hold=True)
     if "floor_found" in record:
-        out["floor_found"] = median_interval(record["floor_found"])
-        out["floor_bound"] = median_interval(record["floor_bound"])
+        out["floor_found"] = stats.median_interval(record["floor_found"], hold=True)
+        out["floor_bound"] = stats.median_interval(record["floor_bound"], hold=True)
     return out
 
 

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -104,14 +105,22 @@ def mean_se(values: Iterable[float]) -> tuple[float, float]:
     return mean, math.sqrt(var / n)
 
 
-def wilson(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a binomial proportion (95% by default)."""
+def normal_quantile(level: float = LEVEL) -> float:
+    """``z`` with ``P(|Z| <= z) = level`` for a standard normal ``Z`` (1.95996 at 95%)."""
+    return NormalDist().inv_cdf(0.5 + level / 2)
+
+
+def wilson(successes: float, trials: int, level: float = LEVEL) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion at ``level`` (95% by default)."""
     require(trials >= 1 and 0 <= successes <= trials, "need 0 <= successes <= trials, trials >= 1")
+    z = normal_quantile(level)
     p = successes / trials
     denom = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    if successes == 0:  # exactly the ends the closed form rounds to within 1e-16
+        return 0.0, min(1.0, centre + half)
+    return max(0.0, centre - half), 1.0 if successes == trials else min(1.0, centre + half)
 
 
 def finite_or_none(x: float | None) -> float | None:
@@ -184,6 +193,23 @@ def interval(values: np.ndarray, level: float = LEVEL) -> tuple[float, float]:
     low, high = int(np.floor((len(v) - 1) * tail)), int(np.ceil((len(v) - 1) * (1 - tail)))
     ends = np.partition(v, [low, high])
     return float(ends[low]), float(ends[high])
+
+
+def median_interval(
+    values: Floats, seed: int = 0, rows: np.ndarray | None = None, hold: bool = False
+) -> tuple[float, float, float]:
+    """The median of ``values`` (replicas) with its bootstrap percentile interval (``inf``
+    counts as not reached; ``nan`` for no values): the replicas resampled ``rows`` (default
+    drawn from ``seed``, the draws :func:`bootstrap` makes); with ``hold``, the interval
+    widened to hold the median (:func:`holding`)."""
+    array = np.asarray(values, dtype=float)
+    if not len(array):
+        return (math.nan,) * 3
+    if rows is None:
+        rows = resample_rows(len(array), np.random.default_rng(seed))
+    middle = float(np.median(array))
+    ends = interval(np.median(array[rows], axis=1))
+    return holding(middle, *ends) if hold else (middle, *ends)
 
 
 def holding(value: float, low: float, high: float) -> tuple[float, float, float]:

@@ -1,5 +1,6 @@
-"""Target 16: the sign test of a one-step replica (``metrics.parity.sign_error``, SPEC A7.6), by
-which separation-xor's transformer search and finite-samples' probes measure test sign error.
+"""Target 16: the sign error rate of a one-step replica (``metrics.parity.sign_error``, SPEC
+A7.6), by which separation-xor's transformer search and finite-samples' probes measure test
+sign error.
 
 Each random byte gives eight coordinates and ``gamma_h . x`` sums one table lookup per byte.
 Ours reads one table per head with ``numpy.take``; the baseline is the earlier implementation,
@@ -71,7 +72,7 @@ def one_size(d: int, replicas: int, rounds: int) -> dict:
     )
     target = ">= 2x, same errors"
     met = ratio >= 2 and same
-    return row(f"sign test d={d}", seconds(t_ours), seconds(t_base), ratio, target, met, note)
+    return row(f"sign error rate d={d}", seconds(t_ours), seconds(t_base), ratio, target, met, note)
 
 
 def run(rounds: int = 3) -> list[dict]:
