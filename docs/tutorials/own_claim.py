@@ -108,7 +108,9 @@ def run(config: Config) -> list[dict]:
 #
 # `verdict` returns `reproduced`, `not reproduced` or `inconclusive` with its reason
 # (`stats.claim` adds what was measured, the criterion and the estimates with their
-# intervals; the report shows them all). `figure` writes PNGs into the folder it is given.
+# intervals; the report shows them all). The terminal shows each claim's reason in short, at
+# most 60 characters: pass `summary=` for a long reason; this one is short enough to be its
+# own. `figure` writes PNGs into the folder it is given.
 
 
 # %%
@@ -168,9 +170,11 @@ def figure(records: list[dict], config: Config, out: Path) -> list[Path]:
 # ## Register it
 #
 # One `register(Experiment(...))`: a name, the claim's label, a title, the paper's (here our)
-# statement, the config type with its presets, and `work=` (the work of one job from its
-# stored config, which `reproduce_plan` scales into a time estimate). `section` puts it in
-# its own part of the report.
+# statement, the config type with its presets, `work=` (the work of one job from its stored
+# config, which `reproduce_plan` scales into a time estimate) and `peak=` (the most memory in
+# bytes one job holds, here every seed's tokens and encodings twice over: a run that cannot
+# fit this machine is refused before it starts, and `attnsep show` prints it). `section`
+# puts it in its own part of the report.
 
 # %%
 register(
@@ -187,6 +191,7 @@ register(
         split=split,
         presets={"quick": {}, "standard": {"seeds": 32}},
         work=lambda c: c["seeds"] * c["batch"] * sum((c["T"] + m) * m for m in c["m_p_values"]),
+        peak=lambda c: 16.0 * c["seeds"] * c["batch"] * c["T"] * (c["d"] + max(c["m_p_values"])),
         section="my claims",
     )
 )
