@@ -39,13 +39,9 @@ from ..configs import FAMILY_SAMPLES as SAMPLES
 from ..core.rng import stream_seed
 from ..core.validate import int_at_least, require
 from .family import FamilyBest, minimize_alpha
+from .law_sizes import MIN_OCTAVE, MOMENT_STEP, NODES, TABLE, TOP
 from .products import subset_loss
 
-TOP = 32
-"""Expected number of off-subset products drawn exactly per sequence (the upper tail)."""
-TABLE = 2**16 + 1
-"""Points of the tabulated distribution function of ``θ`` on ``[0, π]``."""
-NODES = 32
 HALF_WIDTH = 12.0
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(NODES)
 
@@ -100,15 +96,6 @@ def log_moments(c: np.ndarray, theta0: float, m_p: int) -> np.ndarray:
     log_f = c[..., None] * np.cos(nodes) + (m_p - 2) * np.log(np.sin(nodes)) + np.log(_GL_W)
     top = log_f.max(axis=-1, keepdims=True)
     return np.log(half) + top[..., 0] + np.log(np.exp(log_f - top).sum(axis=-1))
-
-
-MOMENT_STEP = 2e-4
-"""Spacing of :func:`moment_table` in ``ln(1 + c)``: its interpolation error is ~1e-11 in
-``log`` (the rounding of the values; ``tests/test_family_law.py``)."""
-
-
-MIN_OCTAVE = 12
-"""The smallest table reaches ``c = 2^12``: one table serves most of a width's search."""
 
 
 @lru_cache(maxsize=256)

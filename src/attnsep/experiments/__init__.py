@@ -41,10 +41,10 @@ def declared(module: str) -> dict[str, Any] | None:
     if not all(isinstance(values.get(f), str) for f in FIELDS):
         return None
     try:
-        companions = list(ast.literal_eval(keywords.get("companions", ast.Tuple([]))))
+        companions = ast.literal_eval(keywords["companions"]) if "companions" in keywords else ()
     except ValueError:
         return None
-    return {**{f: values[f] for f in FIELDS}, "companions": companions}
+    return {**{f: values[f] for f in FIELDS}, "companions": list(companions)}
 
 
 @cache

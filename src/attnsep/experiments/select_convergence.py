@@ -505,22 +505,6 @@ def run_bytes(
     return max(training_bytes(train), evaluation_bytes(train, lengths, eval_size), family)
 
 
-def paper_training(config: Config, m: int) -> SelectionTrainConfig:
-    """B5.1b's training at width ``m`` (as ``select_convergence_paper.run_width`` builds it)."""
-    return SelectionTrainConfig(
-        d=config.d,
-        T=config.T,
-        q=config.q,
-        pe_dim=m,
-        trainable="full",
-        objective="sgd",
-        steps=paper_setting.steps(config, m),
-        batch=config.paper_batch,
-        lr=config.paper_lr,
-        products=config.products,
-    )
-
-
 def peak(c: costs.Config) -> float:
     """The widest run's memory (:func:`run_bytes`). The evaluation dominates: its encodings,
     ``eval_size x T x m_p`` (``paper_eval_size`` for B5.1b), three copies as they are drawn
@@ -530,7 +514,9 @@ def peak(c: costs.Config) -> float:
     runs = [
         (config.training(m, 0, products=config.products), config.eval_size) for m in config.pe_dims
     ]
-    runs += [(paper_training(config, m), config.paper_eval_size) for m in config.paper_widths]
+    runs += [
+        (paper_setting.training(config, m), config.paper_eval_size) for m in config.paper_widths
+    ]
     return max(run_bytes(t, [config.T], n, config.family_samples) for t, n in runs)
 
 

@@ -90,9 +90,9 @@ def steps(config: Any, m_p: int) -> int:
     return max(1, round(config.paper_steps_per_dim * m_p))
 
 
-def run_width(config: Any, m_p: int, seed: int) -> list[Record]:
-    """One (width, seed) of the paper's setting: train, evaluate, and the family beside it."""
-    train_config = SelectionTrainConfig(
+def training(config: Any, m_p: int, seed: int = 0) -> SelectionTrainConfig:
+    """The paper's setting at width ``m_p``: the full ``W`` by SGD on fresh batches."""
+    return SelectionTrainConfig(
         d=config.d,
         T=config.T,
         q=config.q,
@@ -105,6 +105,11 @@ def run_width(config: Any, m_p: int, seed: int) -> list[Record]:
         seed=seed,
         products=config.products,
     )
+
+
+def run_width(config: Any, m_p: int, seed: int) -> list[Record]:
+    """One (width, seed) of the paper's setting: train, evaluate, and the family beside it."""
+    train_config = training(config, m_p, seed)
     out = train_and_evaluate(train_config, [config.T], config.paper_eval_size, keep_W=True)
     W = out.pop("W")
     position = W[config.d :, config.d :]

@@ -40,6 +40,7 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from ..configs import FAMILY_SAMPLES, SELECTION_RIVAL_MIN_ALPHA, SELECTION_TARGET
+from ..exact.law_sizes import MIN_OCTAVE, MOMENT_STEP, NODES, TABLE, TOP
 from ..metrics import calibration
 from ..metrics.stats import AFFINE_POLYLOG, LINEAR_LOG, POWER
 from ..train.search import probe_matrix, smallest_passing
@@ -455,10 +456,6 @@ def work(c: costs.Config) -> costs.Parts:
 
 # --- memory (``Experiment.peak``): the most one job holds ------------------------------------
 
-NODES, MOMENT_STEP, MIN_OCTAVE, TOP, TABLE = 32, 2e-4, 12, 32, 2**16 + 1
-"""``exact.family_law``'s sizes (that module imports torch, which planning does not): its
-quadrature nodes, moment-table step and smallest table, the expected exactly drawn products per
-sequence, and the points of its tabulated distribution function."""
 MONITOR = 512
 """``selection_threshold.Stopping().monitor``: the sequences of the ``sgd`` solver's monitor."""
 

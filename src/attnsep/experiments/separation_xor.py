@@ -26,7 +26,7 @@ from ..metrics.stats import POLYLOG, POWER
 from ..train.search import probe_matrix
 from . import costs, plotting
 from .base import Experiment, ExperimentConfig, InputLength, Record, register
-from .xor_width import RIVAL_MIN_ALPHA, growth_summary, separating_d, several
+from .xor_width import RIVAL_MIN_ALPHA, growth_summary, separating_d
 
 if TYPE_CHECKING:
     from .xor_thresholds import XorFrontier
@@ -391,23 +391,23 @@ def _reason(a: dict[str, Any], outcome: str) -> str:
 
 def _summary(a: dict[str, Any], outcome: str) -> str:
     """``_reason`` in short (a claim's ``summary``)."""
-    g, tlo = a["growth"], a["alpha"][1]
+    g, tlo, fail = a["growth"], a["alpha"][1], TRANSFORMER_FAIL_EXPONENT
     if outcome == stats.NOT_REPRODUCED:
         return stats.fitting(
-            f"the transformer's params grow at least like d^{tlo:.2f} (>= 0.5)",
-            f"transformer exponent's lower bound {tlo:.2f} >= 0.5",
+            f"the transformer's params grow at least like d^{tlo:.2f} (>= {fail})",
+            f"transformer exponent's lower bound {tlo:.2f} >= {fail}",
         )
     missing = [p["d"] for p in a["t"].points if p["m_star"] is None]
     if outcome == stats.INCONCLUSIVE and missing:
-        return several(
+        return stats.several(
             missing,
             "the transformer never reached the target at d={}",
             "the transformer never reached the target at {} d's",
         )
     if outcome == stats.INCONCLUSIVE and g["decided"] == "paper":
         return stats.fitting(
-            f"polylog by the rules, but exponent lower bound {tlo:.2f} >= 0.5",
-            f"exponent lower bound {tlo:.2f} >= 0.5 despite the rules",
+            f"polylog by the rules, but exponent lower bound {tlo:.2f} >= {fail}",
+            f"exponent lower bound {tlo:.2f} >= {fail} despite the rules",
         )
     return growth_summary(g, len(a["t"].sizes))
 

@@ -206,17 +206,17 @@ def _decide(rows: list[tuple[Record, dict]]) -> tuple[str, str, str]:
         )
     few = [label(r) for r, a in rows if a["n"] < max(1, MIN_CONDITIONED * a["seeds"])]
     if few or worst is None:
-        more = f" and {len(few) - 1} more" if len(few) > 1 else ""
         return (
             stats.INCONCLUSIVE,
             f"fewer than half the replicas are conditioned at {', '.join(few)}: a smaller "
             "eta_scale or fewer steps keep the trajectories away from chaos and would decide",
-            stats.fitting(
-                f"under half the replicas conditioned at {few[0]}{more}"
-                if few
-                else "fewer than half the replicas are conditioned",
-                f"under half the replicas conditioned at {len(few)} sizes",
-            ),
+            stats.several(
+                few,
+                "under half the replicas conditioned at {}",
+                "under half the replicas conditioned at {} sizes",
+            )
+            if few
+            else "fewer than half the replicas are conditioned",
         )
     weak = min(judged, key=lambda p: p[1]["control"][0])
     top = worst[1]["max_dev"][0]

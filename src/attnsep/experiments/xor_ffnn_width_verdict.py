@@ -210,9 +210,7 @@ def _summary(a: dict[str, Any], outcome: str) -> str:
     if min(a["seeds"]) < MIN_SEEDS:
         return f"only {min(a['seeds'])} replicas per probe; the criterion needs {MIN_SEEDS}"
     (_, p_low, p_high), (_, w_low, w_high) = a["alpha_P"], a["alpha_w"]
-    pl, ph, wl, wh = (
-        "n/a" if math.isnan(x) else f"{x:.2g}" for x in (p_low, p_high, w_low, w_high)
-    )
+    pl, ph, wl, wh = (stats.fmt_number(x, 2) for x in (p_low, p_high, w_low, w_high))
     if outcome == stats.REPRODUCED:
         return stats.fitting(
             f"linear P* (alpha_P >= {pl}), flat w* (alpha_w <= {wh})",
@@ -227,10 +225,10 @@ def _summary(a: dict[str, Any], outcome: str) -> str:
         )
     missing = [int(d) for d, w in zip(a["d"], a["w"], strict=True) if not math.isfinite(w)]
     if missing:
-        return stats.fitting(
-            f"w* not reached within the width limit at d={missing[0]}"
-            + (f" and {len(missing) - 1} more" if len(missing) > 1 else ""),
-            f"w* not reached within the width limit at {len(missing)} d's",
+        return stats.several(
+            missing,
+            "w* not reached within the width limit at d={}",
+            "w* not reached within the width limit at {} d's",
         )
     said = (
         f"alpha_P's lower bound {pl} < {PARAMS_MIN}"

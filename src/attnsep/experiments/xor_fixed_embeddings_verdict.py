@@ -216,17 +216,17 @@ def decide(
         if not math.isfinite(s.interval(j)[1])
     ]
     if censored or span["value"] is None:
-        more = f" and {len(censored) - 1} more" if len(censored) > 1 else ""
         return (
             stats.INCONCLUSIVE,
             f"N* or its upper bound lies beyond the cap at {', '.join(censored)}: a larger "
             "n_limit would decide",
-            stats.fitting(
-                f"N* or its upper bound beyond the cap at {censored[0]}{more}"
-                if censored
-                else "N* or its upper bound lies beyond the cap",
-                f"N* or its upper bound beyond the cap in {len(censored)} cells",
-            ),
+            stats.several(
+                censored,
+                "N* or its upper bound beyond the cap at {}",
+                "N* or its upper bound beyond the cap in {} cells",
+            )
+            if censored
+            else "N* or its upper bound lies beyond the cap",
         )
     dk = ks[-1] - ks[0]
     alphas = ", ".join(f"alpha_{k} = {s.alpha:.3g}" for k, s in series.items())

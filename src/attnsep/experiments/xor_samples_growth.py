@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..metrics import stats
-from ..metrics.stats import fmt_interval
+from ..metrics.stats import fmt_interval, fmt_number
 from . import plotting
 from . import xor_samples_multistep as multistep
 from .base import Record
@@ -136,21 +136,16 @@ SHORT_LAWS = {"paper": "c d better", "rival": "c d^2 better", "neither": "neithe
 def _summary(lead: dict[str, Any] | None, steps: dict[str, Any] | None) -> str:
     """``_reason`` in short: the lead and multi-step exponents, and which law the held-out
     errors favour."""
-    one = _value(lead["alpha"][0]) if lead and lead["d"] else None
+    one = fmt_number(lead["alpha"][0]) if lead and lead["d"] else None
     if steps is None:
         return f"after one step n* ~ d^alpha, alpha = {one}" if one else "no n* series fitted"
-    many, k = _value(steps["alpha"][0]), steps["steps"]
+    many, k = fmt_number(steps["alpha"][0]), steps["steps"]
     if one:
         text = f"alpha {one} (one step), {many} ({k} GD steps)"
     else:
         text = f"after {k} GD steps n* ~ d^alpha, alpha = {many}"
     law = SHORT_LAWS.get(_better(steps) or "")
     return stats.fitting(f"{text}; {law}", text) if law else text
-
-
-def _value(x: float) -> str:
-    """``x`` as ``fmt_interval`` prints a value."""
-    return fmt_interval(x, x, x).split(" ", 1)[0]
 
 
 def _better(a: dict[str, Any]) -> str | None:

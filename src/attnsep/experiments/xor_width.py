@@ -343,18 +343,6 @@ def _reason(a: dict[str, Any], verdict: str) -> str:
     )
 
 
-def _g(x: float | None, digits: int = 3) -> str:
-    """``x`` as ``stats.fmt_interval`` prints it."""
-    return "n/a" if x is None or math.isnan(x) else f"{x:.{digits}g}"
-
-
-def several(items: list, one: str, many: str) -> str:
-    """``one`` naming the first of ``items`` (and how many more), or ``many`` naming their count
-    when that is too long (``fitting``)."""
-    more = f" and {len(items) - 1} more" if len(items) > 1 else ""
-    return stats.fitting(one.format(items[0]) + more, many.format(len(items)))
-
-
 def growth_summary(g: dict[str, Any], sizes: int) -> str:
     """``xor_thresholds.growth_reason`` in short (a claim's ``summary``): the rules' deciding
     numbers, the local exponent's ends to two digits as the reason gives them."""
@@ -367,33 +355,38 @@ def growth_summary(g: dict[str, Any], sizes: int) -> str:
         return "a threshold was not reached within the probes"
     c = g["curvature"]
     if g["decided"] == "paper":
-        smaller, larger = _g(c["smaller"]["value"], 2), _g(c["larger"]["value"], 2)
+        smaller, larger = (
+            stats.fmt_number(c["smaller"]["value"], 2),
+            stats.fmt_number(c["larger"]["value"], 2),
+        )
         if c["change"]["high"] is not None and c["change"]["high"] < 0:
             return stats.fitting(
                 f"local exponent falls {smaller} -> {larger}; polylog predicts better",
                 f"exponent falls {smaller} -> {larger}; polylog predicts better",
             )
-        high = _g(c["larger"]["high"], 2)
+        high = stats.fmt_number(c["larger"]["high"], 2)
         return f"local exponent <= {high} < {RIVAL_MIN_ALPHA:g}; polylog predicts better"
     return f"curvature test: {SIDES[c['decided']]}; held-out test: {SIDES[g['side']]}"
 
 
 def _summary(a: dict[str, Any], verdict: str) -> str:
     """``_reason`` in short (a claim's ``summary``)."""
-    g, alpha_low = a["growth"], _g(a["alpha"][1])
+    g, alpha_low = a["growth"], stats.fmt_number(a["alpha"][1])
     if verdict == stats.NOT_REPRODUCED:
-        return f"alpha's lower bound {alpha_low} >= 0.5: m* grows like a power of d"
+        return (
+            f"alpha's lower bound {alpha_low} >= {CONTRADICTING_ALPHA}: m* grows like a power of d"
+        )
     unreached = [int(d) for d, v in zip(a["d"], a["m"], strict=True) if math.isinf(v)]
     if verdict == stats.INCONCLUSIVE and unreached:
-        return several(
+        return stats.several(
             unreached,
             "no success plateau up to m_limit at d = {}",
             "no success plateau up to m_limit at {} d's",
         )
     if verdict == stats.INCONCLUSIVE and g["decided"] == "paper":
         return stats.fitting(
-            f"polylog by both rules, but alpha's lower bound {alpha_low} >= 0.5",
-            f"alpha's lower bound {alpha_low} >= 0.5 despite the rules",
+            f"polylog by both rules, but alpha's lower bound {alpha_low} >= {CONTRADICTING_ALPHA}",
+            f"alpha's lower bound {alpha_low} >= {CONTRADICTING_ALPHA} despite the rules",
         )
     return growth_summary(g, len(a["d"]))
 

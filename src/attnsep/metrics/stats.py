@@ -144,18 +144,17 @@ def rate_estimate(name: str, successes: int, trials: int) -> dict:
     return estimate(name, successes / trials, *wilson(successes, trials))
 
 
+def fmt_number(x: float | None, digits: int = 3) -> str:
+    """``x`` with ``digits`` significant digits; ``n/a`` when missing or ``nan``, an infinity
+    ``inf`` or ``-inf``."""
+    return "n/a" if x is None or math.isnan(x) else f"{x:.{digits}g}"
+
+
 def fmt_interval(
     value: float | None, low: float | None, high: float | None, digits: int = 3
 ) -> str:
-    """``value [low, high]`` with ``digits`` significant digits; a missing or ``nan`` value reads
-    ``n/a``, an infinity ``inf`` or ``-inf``."""
-
-    def one(x: float | None) -> str:
-        if x is None or math.isnan(x):
-            return "n/a"
-        return f"{x:.{digits}g}"
-
-    return f"{one(value)} [{one(low)}, {one(high)}]"
+    """``value [low, high]``, each as :func:`fmt_number` writes it."""
+    return f"{fmt_number(value, digits)} [{fmt_number(low, digits)}, {fmt_number(high, digits)}]"
 
 
 def fmt_estimate(e: dict, digits: int = 3) -> str:
@@ -625,6 +624,13 @@ def fitting(*candidates: str) -> str:
     on the printed length of the numbers alone."""
     found = (text for text in candidates if len(text) <= SUMMARY_CHARS)
     return next(found, clipped(candidates[-1], SUMMARY_CHARS))
+
+
+def several(items: Sequence[Any], one: str, many: str) -> str:
+    """A summary naming the first of ``items`` in ``one`` (and how many more), or their count
+    in ``many`` when that is too long (:func:`fitting`)."""
+    more = f" and {len(items) - 1} more" if len(items) > 1 else ""
+    return fitting(one.format(items[0]) + more, many.format(len(items)))
 
 
 def claim(

@@ -104,9 +104,9 @@ def publish(verdicts: list[str], kind: str) -> tuple[str, int]:
 def unstable_summary(verdicts: list[str]) -> str:
     """An unstable entry in short: how many seeds reached each verdict (``reproduced 2,
     inconclusive 3 of 5 seeds``)."""
-    counts = ", ".join(f"{v} {n}" for v, n in Counter(verdicts).most_common())
     from ..metrics.stats import SUMMARY_CHARS, clipped
 
+    counts = ", ".join(f"{v} {n}" for v, n in Counter(verdicts).most_common())
     return clipped(f"{counts} of {len(verdicts)} seeds", SUMMARY_CHARS)
 
 
@@ -114,6 +114,8 @@ def unstable_reason(seeds: list[int], entries: list[dict[str, Any]]) -> str:
     """Which seeds reached which verdict, the opening of each reason that differs from the most
     common verdict's (the size and quantity that decided that seed), and the estimate varying
     most between the seeds."""
+    from ..metrics.stats import clipped
+
     by_verdict: dict[str, list[int]] = {}
     for seed, entry in zip(seeds, entries, strict=True):
         by_verdict.setdefault(entry["verdict"], []).append(seed)
@@ -122,8 +124,6 @@ def unstable_reason(seeds: list[int], entries: list[dict[str, Any]]) -> str:
         for verdict, s in by_verdict.items()
     )
     text = f"unstable: {shown_seeds} (a verdict needs {needed(len(seeds))} of {len(seeds)} seeds)"
-    from ..metrics.stats import clipped
-
     common = max(by_verdict, key=lambda verdict: len(by_verdict[verdict]))
     for seed, entry in zip(seeds, entries, strict=True):
         if entry["verdict"] != common:

@@ -38,11 +38,10 @@ class TextTable:
     def rich(self) -> Any:
         """The table as a ``rich.table.Table`` (printed as written: no rich markup); with
         ``details``, as lines (``lines``)."""
-        from rich.table import Table
-        from rich.text import Text
-
         if self.details:
             return self.lines()
+        from rich.table import Table
+        from rich.text import Text
 
         made = Table(title=self.title, header_style="bold", caption=self.caption or None)
         last = len(self.columns) - 1
@@ -68,7 +67,8 @@ class TextTable:
         from rich.console import Group
         from rich.text import Text
 
-        widths, indent = self.widths(), " " * (self.widths()[0] + 2)
+        widths = self.widths()
+        indent = " " * (widths[0] + 2)
 
         def line(cells: tuple[str, ...], styles: tuple[str, ...]) -> Any:
             text = Text(no_wrap=True, overflow="ellipsis")
@@ -343,8 +343,16 @@ def claims(data: dict[str, Any]) -> list[TextTable]:
         details.append(c.get("summary") or c.get("reason", ""))
     columns = ("claim", "verdict", *(["seeds"] * replicated), "power/fp", "title · reason")
     caption = "power/fp: the criterion's power and false pass (SPEC Part E)"
-    table = TextTable("claims", columns, tuple(rows), caption=caption, styles=tuple(styles))
-    return [replace(table, details=tuple(details))]
+    return [
+        TextTable(
+            "claims",
+            columns,
+            tuple(rows),
+            caption=caption,
+            styles=tuple(styles),
+            details=tuple(details),
+        )
+    ]
 
 
 def entry(data: dict[str, Any]) -> list[TextTable]:
