@@ -125,17 +125,22 @@ def test_the_written_help_is_the_commands_help() -> None:
 
 def test_list_names_what_the_registry_holds() -> None:
     """``attnsep list`` reads every experiment's name, claim, title, paper and companions from
-    its source; they are the registry's, and every source writes them out (else ``list`` loads
-    numpy)."""
-    from attnsep.experiments import FIELDS, MODULES, base, declared, load_all
+    pure data (``built_ins``, so that ``list`` loads no numpy); they are the registry's, and each
+    package registers the experiment its entry names."""
+    from attnsep.experiments import FIELDS, MODULES, base, built_in, load_all
+    from attnsep.experiments.built_ins import BUILT_IN
 
     load_all()
     registry = {
         e.name: {**{f: getattr(e, f) for f in FIELDS}, "companions": list(e.companions)}
         for e in base.REGISTRY.values()
     }
-    found = [declared(module) for module in MODULES]
-    assert all(found) and {item["name"]: item for item in found} == registry
+    assert {item["name"]: item for item in built_in()} == registry
+    for entry in BUILT_IN:
+        package = f"attnsep.experiments.{entry['package']}"
+        module = base.REGISTRY[entry["name"]].run.__module__
+        assert module == package or module.startswith(f"{package}."), entry["name"]
+    assert len(MODULES) == len(BUILT_IN)
 
 
 def test_help_prints_brackets_in_option_descriptions() -> None:

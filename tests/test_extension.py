@@ -69,7 +69,6 @@ def toy():
     finally:
         if NAME in REGISTRY:
             unregister(NAME)
-        built_in.cache_clear()
 
 
 def test_a_registered_experiment_is_listed(toy) -> None:

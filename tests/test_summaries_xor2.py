@@ -180,10 +180,10 @@ def _heads(d: int, two: int, seeds: int = 20) -> dict:
 
 
 def test_one_head_summaries():
-    one = xor_one_head.verdict([_heads(64, 18)], xor_one_head.Config(d_values=[64], seeds=20))
+    one = xor_one_head.verdict.verdict([_heads(64, 18)], xor_one_head.config.Config(d_values=[64], seeds=20))
     assert summary(one) == "two heads: 18/20 after one step; one head: 0 runs"
-    config = xor_one_head.Config(d_values=[64, 256], seeds=20)
-    both = xor_one_head.verdict([_heads(256, 19), _heads(64, 10)], config)
+    config = xor_one_head.config.Config(d_values=[64, 256], seeds=20)
+    both = xor_one_head.verdict.verdict([_heads(256, 19), _heads(64, 10)], config)
     assert summary(both) == "two heads: 10/20-19/20 after one step; one head: 0 runs"
 
 

@@ -39,7 +39,7 @@ def test_numbers_and_intervals_on_constructed_records():
         "eta": 1.0,
         "arms": {"two": arm(18, 20, 0.1), "tied": arm(0, 20, 1.9), "one": arm(0, 20, 2.0)},
     }
-    claim = one_head.verdict([rec], one_head.Config(d_values=[64], seeds=20))
+    claim = one_head.verdict.verdict([rec], one_head.config.Config(d_values=[64], seeds=20))
     json.dumps(claim, allow_nan=False)
     assert claim["verdict"] == stats.FINDING and claim["kind"] == "finding"
     by = {e["name"]: e for e in claim["estimates"]}
@@ -56,9 +56,9 @@ def test_numbers_and_intervals_on_constructed_records():
 
 def test_tiny_end_to_end(tmp_path):
     config = one_head.EXPERIMENT.config("quick", d_values=[16, 32], seeds=4, budget=3)
-    recs = [r for job in one_head.split(config) for r in one_head.run(job)]
+    recs = [r for job in one_head.run.split(config) for r in one_head.run.run(job)]
     json.dumps(recs, allow_nan=False)
-    claim = one_head.verdict(recs, config)
+    claim = one_head.verdict.verdict(recs, config)
     assert claim["verdict"] == stats.FINDING
     for e in claim["estimates"]:
         assert e["low"] <= e["value"] <= e["high"], e
@@ -66,7 +66,7 @@ def test_tiny_end_to_end(tmp_path):
         assert not any(r["arms"]["tied"]["success_final"] + r["arms"]["one"]["success_final"])
         assert min(r["arms"]["tied"]["loss_final"]) >= 0.5 - 1e-12
         assert min(r["arms"]["one"]["loss_final"]) >= 1 + 1 / r["d"] - 1e-12
-    assert one_head.figure(recs, config, tmp_path)[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert one_head.figure.figure(recs, config, tmp_path)[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def random_theta(heads: int, seeds: int = 3, m: int = 5) -> torch.Tensor:
