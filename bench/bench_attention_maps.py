@@ -1,5 +1,5 @@
 """Target 14: an ``attention-maps`` job (claim A7.3): population GD on sparse XOR at a grid of
-step sizes for one attention map, the step sizes run together (``xor_maps_descent.GridDescent``:
+step sizes for one attention map, the step sizes run together (``descent.GridDescent``:
 one product with ``V`` per replica and step for the whole grid) against the loop it replaced
 (``run_map(..., reference=True)``: one ``Descent`` per step size, two thin products of ``H = 2``
 rows per replica and step each).
@@ -23,8 +23,8 @@ NAME, D, M, SEEDS, SCREEN, BUDGET = "softmax", 1024, 64, 16, 20, 60
 EXPONENTS = [k / 2 for k in range(29)]
 
 
-def job(seeds: int = SEEDS, screen: int = SCREEN, budget: int = BUDGET) -> maps.Config:
-    return maps.Config(
+def job(seeds: int = SEEDS, screen: int = SCREEN, budget: int = BUDGET) -> maps.config.Config:
+    return maps.config.Config(
         d=D,
         m=M,
         seeds=seeds,
@@ -53,23 +53,23 @@ def run(rounds: int = 2) -> list[dict]:
     config = job()
     with torch_threads(THREADS):
         small = job(seeds=1, screen=2, budget=3)
-        maps.run_map(small, NAME), maps.run_map(small, NAME, reference=True)  # warm-up
-        new = maps.run_map(config, NAME)
-        old = maps.run_map(config, NAME, reference=True)
+        maps.run.run_map(small, NAME), maps.run.run_map(small, NAME, reference=True)  # warm-up
+        new = maps.run.run_map(config, NAME)
+        old = maps.run.run_map(config, NAME, reference=True)
         try:
             gap: float | None = difference(old, new)
         except AssertionError:
             gap = None
         ours, base = alternating(
             [
-                lambda: maps.run_map(config, NAME),
-                lambda: maps.run_map(config, NAME, reference=True),
+                lambda: maps.run.run_map(config, NAME),
+                lambda: maps.run.run_map(config, NAME, reference=True),
             ],
             rounds,
         )
         ratio = median_ratio(base, ours)
         met = ratio >= 3.0 and gap is not None and gap <= 1e-6
-        lines = None if met else profile_top(lambda: maps.run_map(config, NAME), 10)
+        lines = None if met else profile_top(lambda: maps.run.run_map(config, NAME), 10)
     note = (
         f"{NAME}, d={D}, m={M}, {SEEDS} seeds, {len(EXPONENTS)} step sizes (the full preset's "
         f"grid), screen {SCREEN} steps, budget {BUDGET} at the 3 best; ratio = the old loop / "

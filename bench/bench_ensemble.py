@@ -16,6 +16,7 @@ import torch
 from common import THREADS, alternating, median_ratio, profile, row, seconds
 
 from attnsep.embeddings import sphere_embeddings
+from attnsep.train.memory import one_step_batch
 from attnsep.train.one_step import OneStepConfig, run_one_step
 
 D, M, SEEDS = 10_000, 32, 256
@@ -47,7 +48,7 @@ def run(rounds: int = 3) -> list[dict]:
         met = ratio >= 20.0
         note = (
             f"d=1e4, m=32, 256 replicas; ours replica_batch={batch} "
-            f"({cfg.batch_size()} per batch), baseline replica_batch=1; ratio = looped / "
+            f"({one_step_batch(cfg)} per batch), baseline replica_batch=1; ratio = looped / "
             f"batched time, {rounds} interleaved rounds, torch threads={THREADS}; "
             f"floor (drawing the 256 replicas' embeddings alone) {seconds(floor)}, so the "
             f"ratio cannot exceed looped / floor = {ceiling:.2f}x on this machine"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from common import row
 
 from attnsep.engine import cost_model
-from attnsep.engine.plan import config_text, published_by_config, published_timings
+from attnsep.engine.published import config_text, published_by_config, published_timings
 from attnsep.experiments import catalog
 from attnsep.report.claims import planned_jobs
 

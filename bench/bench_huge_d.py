@@ -119,16 +119,16 @@ def time_row(rounds: int = 5) -> dict:
 
 
 def kept_row(rounds: int = 3) -> dict:
-    from attnsep import configs
+    from attnsep.train import memory
     from attnsep.train.one_step import OneStepConfig, run_one_step
 
     config = OneStepConfig(d=1 << 20, m=97, seeds=3, device="cpu")
 
     def drawn_at_each_product() -> None:
-        with mock.patch.object(configs, "KEPT_STREAM_ELEMENTS", 0):
+        with mock.patch.object(memory, "KEPT_STREAM_ELEMENTS", 0):
             run_one_step(config)
 
-    assert config.streamed() and config.stream_kept()
+    assert memory.one_step_streamed(config) and memory.one_step_stream_kept(config)
     ours, base = interleaved(lambda: run_one_step(config), drawn_at_each_product, rounds)
     ratio = median_ratio(base, ours)
     return row(

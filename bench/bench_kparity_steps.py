@@ -23,14 +23,14 @@ EXPONENTS = [j / 2 for j in range(-20, 9)]
 
 
 def job(seeds: int = SEEDS, budget: int = BUDGET):
-    config = kp.Config(
+    config = kp.config.Config(
         series=[{"k": K, "d_values": [D]}],
         m=M,
         seeds=seeds,
         eta_exponents=EXPONENTS,
         budget=budget,
     )
-    return kp.train_config(K, D, M, config), kp.etas(K, D, config), budget
+    return kp.run.train_config(K, D, M, config), kp.run.etas(K, D, config), budget
 
 
 def run(rounds: int = 2) -> list[dict]:

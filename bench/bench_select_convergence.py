@@ -35,7 +35,7 @@ WIDTH, STEPS, PAPER_STEPS = 512, 40, 100
 
 def b51_config(width: int, steps: int) -> SelectionTrainConfig:
     """B5.1's training at ``width`` (the full preset's settings), ``steps`` of its steps."""
-    config = b51.Config(**b51.EXPERIMENT.presets["full"])
+    config = b51.config.Config(**b51.EXPERIMENT.presets["full"])
     return config.training(width, 0).model_copy(update={"steps": steps})
 
 

@@ -5,7 +5,7 @@ Usage: ``python bench/publish_timings.py [--replace] [--only NAME,...] STORE ...
 (``--only``: the experiments whose timings to publish; default all; ``--replace`` first, with
 ``--only``: drop the timings published before for those experiments, after a faster
 algorithm). It also measures and publishes a worker's start-up
-(``engine.plan.measure_startup``), the fixed cost the plan adds per worker.
+(``engine.published.measure_startup``), the fixed cost the plan adds per worker.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from attnsep.engine.plan import PUBLISHED_TIMINGS, measure_startup, write_published_timings
+from attnsep.engine.published import PUBLISHED_TIMINGS, measure_startup, write_published_timings
 from attnsep.engine.store import Store
 
 

@@ -193,7 +193,7 @@ def objects(api_page: Node) -> dict[str, Node]:
 
 def public_api_functions() -> list[str]:
     """``attnsep.api``'s public functions: defined there, or re-exported (``import x as x``)."""
-    tree = ast.parse((ROOT / "src" / "attnsep" / "api.py").read_text(encoding="utf-8"))
+    tree = ast.parse((ROOT / "src" / "attnsep" / "api" / "__init__.py").read_text(encoding="utf-8"))
     names = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
     names += [
         a.name for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names if a.asname

@@ -32,9 +32,9 @@ def test_a_map_without_properties_is_registered_and_runs() -> None:
 def test_the_property_study_leaves_out_a_map_without_properties() -> None:
     attention.register(NAME)(lambda scores: torch.softmax(scores, dim=-1))
     try:
-        (alone,) = maps.verdict(learners_and_failers(), CONFIG)["companions"]
+        (alone,) = maps.verdict.verdict(learners_and_failers(), CONFIG)["companions"]
         records = [*learners_and_failers(), never(NAME)]
-        (beyond,) = maps.verdict(records, CONFIG)["companions"]
+        (beyond,) = maps.verdict.verdict(records, CONFIG)["companions"]
     finally:
         attention.unregister(NAME)
     study, _, left_out = beyond["reason"].partition("; left out (no properties declared): ")

@@ -164,4 +164,4 @@ def test_the_api_and_the_experiment_config_accept_every_registered_map(name: str
     result = attnsep.api.xor_one_step(d=16, m=4, seeds=2, attention=name)
     assert result.config.attention == name
     assert len(result.raw.loss_after) == 2 and all(map(math.isfinite, result.raw.loss_after))
-    assert maps.Config(maps=[name]).maps == [name]
+    assert maps.config.Config(maps=[name]).maps == [name]

@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from attnsep.metrics import calibration, stats
+from attnsep.metrics.laws import AFFINE_POLYLOG, LINEAR_LOG, POLYLOG, POWER
+from attnsep.metrics.two_laws import compare_laws, widen
 from attnsep.train.search import smallest_passing
 
 # --- error rates against a case computed by hand -------------------------------------------
@@ -88,9 +90,7 @@ def decide_with(grid):
             hi.append(high)
             rows.append(draws)
         matrix = np.column_stack(rows) if grid != "continuous" else None
-        cmp = stats.compare_laws(
-            stats.AFFINE_POLYLOG, stats.POWER, xs, m, lo, hi, 0.3, grid, matrix
-        )
+        cmp = compare_laws(AFFINE_POLYLOG, POWER, xs, m, lo, hi, 0.3, grid, matrix)
         return stats.REPRODUCED if cmp["decided"] == "paper" else stats.INCONCLUSIVE
 
     return decide
@@ -122,35 +122,35 @@ def test_an_integer_threshold_against_a_zero_width_interval_cannot_pass():
 
 def test_affine_polylog_recovers_its_parameters():
     x = 2.0 ** np.arange(5, 17)
-    a, b, p = stats.AFFINE_POLYLOG.fit(x, 7.0 + 0.5 * np.log(x) ** 2.0)
+    a, b, p = AFFINE_POLYLOG.fit(x, 7.0 + 0.5 * np.log(x) ** 2.0)
     assert p == pytest.approx(2.0) and a == pytest.approx(7.0) and b == pytest.approx(0.5)
-    assert stats.AFFINE_POLYLOG.exponent((a, b, p)) == p
+    assert AFFINE_POLYLOG.exponent((a, b, p)) == p
     big = [2.0**20]
-    assert stats.AFFINE_POLYLOG.predict((a, b, p), big)[0] == pytest.approx(
+    assert AFFINE_POLYLOG.predict((a, b, p), big)[0] == pytest.approx(
         7 + 0.5 * 20**2 * 0.4804530139182014
     )
 
 
 def test_affine_polylog_needs_three_points_and_gives_nan_on_inf():
     with pytest.raises(ValueError):
-        stats.AFFINE_POLYLOG.fit([8.0, 16.0], [1.0, 2.0])
-    assert all(math.isnan(v) for v in stats.AFFINE_POLYLOG.fit([8.0, 16, 32], [1, math.inf, 3]))
+        AFFINE_POLYLOG.fit([8.0, 16.0], [1.0, 2.0])
+    assert all(math.isnan(v) for v in AFFINE_POLYLOG.fit([8.0, 16, 32], [1, math.inf, 3]))
 
 
 def test_widen_by_the_grid():
-    lo, hi = stats.widen([20.0], [20.0], "integer")
+    lo, hi = widen([20.0], [20.0], "integer")
     assert (lo[0], hi[0]) == (19.0, 21.0)
-    lo, hi = stats.widen([64.0], [128.0], "half-octave")
+    lo, hi = widen([64.0], [128.0], "half-octave")
     assert lo[0] == pytest.approx(64 / math.sqrt(2)) and hi[0] == pytest.approx(128 * math.sqrt(2))
-    assert stats.widen([1.0], [2.0], "continuous")[0][0] == 1.0
+    assert widen([1.0], [2.0], "continuous")[0][0] == 1.0
     with pytest.raises(ValueError, match="grid must be one of"):
-        stats.widen([1.0], [2.0], "octave")
+        widen([1.0], [2.0], "octave")
 
 
 def test_compare_laws_fits_both_laws_on_the_same_sizes():
     x = 2.0 ** np.arange(5, 10)  # five sizes: the affine polylog needs three
     y = 3 + np.log(x) ** 1.5
-    cmp = stats.compare_laws(stats.AFFINE_POLYLOG, stats.POWER, x, y, y - 0.1, y + 0.1)
+    cmp = compare_laws(AFFINE_POLYLOG, POWER, x, y, y - 0.1, y + 0.1)
     assert cmp["paper"]["fitted_on"] == cmp["rival"]["fitted_on"] == x[:3].tolist()
     assert cmp["decided"] == "paper"
 
@@ -198,9 +198,7 @@ def test_summary_names_what_would_meet_the_goals():
     assert calibration.summary(None) == ""
 
 
-@pytest.mark.parametrize(
-    "law", [stats.POWER, stats.POLYLOG, stats.LINEAR_LOG, stats.AFFINE_POLYLOG]
-)
+@pytest.mark.parametrize("law", [POWER, POLYLOG, LINEAR_LOG, AFFINE_POLYLOG])
 def test_refit_predict_is_fit_then_predict_row_by_row(law):
     rng = np.random.default_rng(4)
     x = 2.0 ** np.arange(5, 11)

@@ -19,22 +19,22 @@ import pytest
 
 from attnsep.experiments import (
     fcn_selection,
-    sample_search,
     select_convergence,
     select_width,
     separation_xor,
     xor_attention_maps,
     xor_heads,
-    xor_maps_stats,
     xor_one_step,
     xor_samples,
     xor_width,
 )
-from attnsep.experiments import select_convergence_paper as paper_setting
 from attnsep.experiments import select_length as length
-from attnsep.experiments import select_length_convergence as in_distribution
-from attnsep.experiments import select_length_corollary as corollary
 from attnsep.experiments import xor_thresholds as xt
+from attnsep.experiments.select_convergence import paper as paper_setting
+from attnsep.experiments.select_length import convergence as in_distribution
+from attnsep.experiments.select_length import corollary_calibration as corollary
+from attnsep.experiments.xor_attention_maps import calibration as maps_calibration
+from attnsep.experiments.xor_samples import search as sample_search
 from attnsep.metrics import calibration, stats
 from attnsep.train.search import probe_matrix
 
@@ -95,13 +95,15 @@ def number(pattern: str, text: str) -> float:
 def test_one_step_redraws_the_rates_and_the_collapse_share(monkeypatch):
     """A run at 400 seeds per d, success 0.7, collapses 0.3 of the failures: each redraw's rates
     and collapse share are a refit to a simulated run, binomial around the fitted ones."""
-    config = xor_one_step.Config(d_values=[64, 256, 1024], seeds=400)
-    real = xor_one_step.simulated_schedule(config, np.random.default_rng(0), lambda d: 0.7, 0.3)
+    config = xor_one_step.config.Config(d_values=[64, 256, 1024], seeds=400)
+    real = xor_one_step.calibration.simulated_schedule(
+        config, np.random.default_rng(0), lambda d: 0.7, 0.3
+    )
     failures = sum(r["seeds"] - r["successes"] for r in real)
     share = sum(r["collapses"] for r in real) / failures
-    calls = spy(monkeypatch, xor_one_step, "simulated_schedule")
+    calls = spy(monkeypatch, xor_one_step.calibration, "simulated_schedule")
     rng = np.random.default_rng(2)
-    for laws in redrawn(xor_one_step.hypotheses, real, config, 100):
+    for laws in redrawn(xor_one_step.calibration.hypotheses, real, config, 100):
         laws.paper(config, rng)
     rates = [c[2](64) for c in calls]
     centred(rates, real[0]["rate"], math.sqrt(0.7 * 0.3 / 400))
@@ -143,11 +145,11 @@ def test_polylog_width_redraws_law_spread_and_plateau(monkeypatch):
     config = xor_width.EXPERIMENT.config("quick", seeds=64)
     rng = np.random.default_rng(0)
     real = [
-        xor_width.simulated_search(config, d, 3.0 * math.log(d), 0.3, 0.95, rng)
+        xor_width.calibration.simulated_search(config, d, 3.0 * math.log(d), 0.3, 0.95, rng)
         for d in config.d_values
     ]
     with stats.resampling(200):
-        laws = itself(xor_width.hypotheses, real, config)
+        laws = itself(xor_width.calibration.hypotheses, real, config)
     assert "redrawn per run" in laws.noise
     check_threshold_draws(laws, config, real, monkeypatch)
 
@@ -162,7 +164,7 @@ def test_separation_xor_redraws_law_spread_and_plateau(monkeypatch):
         )
         real.append(xt.simulated_search("transformer", d, latent, 0.95, rng))
     with stats.resampling(200):
-        laws = itself(separation_xor.hypotheses, real, config)
+        laws = itself(separation_xor.calibration.hypotheses, real, config)
     check_threshold_draws(laws, config, real, monkeypatch)
 
 
@@ -173,7 +175,7 @@ def test_finite_samples_redraws_law_spread_rates_and_the_stuck_share(monkeypatch
     """A run with a tenth of the population successes stuck at every d: each simulated run of
     the paper draws its law, log-spread and population rates anew, and its stuck replicas at a
     share whose average is the measured one (its Jeffreys posterior mean)."""
-    config = xor_samples.Config(d_values=[16, 32, 64], seeds=128, n_max=2**30)
+    config = xor_samples.config.Config(d_values=[16, 32, 64], seeds=128, n_max=2**30)
     rates = {d: (0.9, 0, 100) for d in config.d_values}
     searches = sample_search.simulate(
         lambda d: 20.0 * d**2, 0.5, rates, config, np.random.default_rng(0), share=0.1
@@ -181,8 +183,8 @@ def test_finite_samples_redraws_law_spread_rates_and_the_stuck_share(monkeypatch
     real = sample_search.run_records(searches, "fixed", config.m)
     measured = [sample_search.stuck_rate(r) for r in searches]
     with stats.resampling(200):
-        laws = itself(xor_samples.hypotheses, real, config)
-    calls = spy(monkeypatch, xor_samples, "simulate")
+        laws = itself(xor_samples.calibration.hypotheses, real, config)
+    calls = spy(monkeypatch, xor_samples.calibration, "simulate")
     rng, shares = np.random.default_rng(4), []
     with calibration.simulating():
         for _ in range(60):
@@ -212,10 +214,10 @@ def test_attention_maps_redraws_every_maps_rates(monkeypatch):
         "linear": {"one": 0.0, "spec": 0.3, "coll": 0.4, "later": [5, 9], "ceiling": [0.2]},
         "erf": {"one": 0.0, "spec": 0.1, "coll": 0.2, "later": [None], "ceiling": [0.01]},
     }
-    real = [xor_maps_stats.simulated_record(n, size, v, config, rng) for n, v in law.items()]
-    measured = xor_maps_stats.measured_rates(real[1])
-    calls = spy(monkeypatch, xor_maps_stats, "simulated_record")
-    for laws in redrawn(xor_maps_stats.hypotheses, real, config):
+    real = [maps_calibration.simulated_record(n, size, v, config, rng) for n, v in law.items()]
+    measured = maps_calibration.measured_rates(real[1])
+    calls = spy(monkeypatch, maps_calibration, "simulated_record")
+    for laws in redrawn(maps_calibration.hypotheses, real, config):
         laws.paper(config, rng)
     linear = [c[2] for c in calls if c[0] == "linear"]
     n = config.seeds
@@ -230,7 +232,7 @@ def heads_summary(series: str, init: str, d: int, m: int, seeds: int, rate: floa
     hits = int(rng.binomial(seeds, rate))
     collapses = int(rng.binomial(seeds - hits, 0.4))
     ratios = 1.5 + 0.2 * rng.standard_normal(seeds)
-    return xor_heads.summary_record(series, init, d, m, hits, collapses, ratios, hits)
+    return xor_heads.calibration.summary_record(series, init, d, m, hits, collapses, ratios, hits)
 
 
 def test_head_specialization_redraws_rates_medians_and_the_collapse_share(monkeypatch):
@@ -238,11 +240,11 @@ def test_head_specialization_redraws_rates_medians_and_the_collapse_share(monkey
     rng = np.random.default_rng(0)
     real = [
         heads_summary(series, init, d, m, seeds, 0.9, rng)
-        for series, d, m, seeds in xor_heads.points(config)
+        for series, d, m, seeds in xor_heads.run.points(config)
         for init in config.inits
     ]
-    calls = spy(monkeypatch, xor_heads, "simulated_run")
-    for laws in redrawn(xor_heads.hypotheses, real, config):
+    calls = spy(monkeypatch, xor_heads.calibration, "simulated_run")
+    for laws in redrawn(xor_heads.calibration.hypotheses, real, config):
         laws.paper(config, rng)
     fixed, aligned = ("fixed", "antisymmetric"), ("schedule", "antisymmetric")
     d = config.d_values[0]
@@ -276,10 +278,10 @@ def test_select_convergence_redraws_the_floor_and_the_noise():
                 {"pe_dim": m, "seed": seed, "loss": loss, "family": floor, "cos": cos,
                  "uniform": uniform, "path": "exact"}
             )  # fmt: skip
-    fitted = select_convergence.hypotheses(real, config)
+    fitted = select_convergence.calibration.hypotheses(real, config)
     beta = number(r"beta = ([\d.]+)", fitted.paper_law)
     noise = number(r"trained loss ([\d.]+)", fitted.noise)
-    laws = redrawn(select_convergence.hypotheses, real, config)
+    laws = redrawn(select_convergence.calibration.hypotheses, real, config)
     centred([number(r"beta = ([\d.]+)", h.paper_law) for h in laws], beta)
     centred([number(r"trained loss ([\d.]+)", h.noise) for h in laws], noise)
 
@@ -312,16 +314,16 @@ def test_select_convergence_paper_setting_redraws_the_noise_and_alpha():
 def test_select_width_redraws_its_laws_and_the_spread(monkeypatch):
     config = select_width.EXPERIMENT.config("quick", seeds=16)
     rng = np.random.default_rng(0)
-    law = select_width.SeriesLaws((2.0, 3.0, 1.0), (0.0, 0.5), 0.08)
+    law = select_width.calibration.SeriesLaws((2.0, 3.0, 1.0), (0.0, 0.5), 0.08)
     real = [
-        select_width.simulated_record(T, q, d, law, "paper", config, rng)
+        select_width.calibration.simulated_record(T, q, d, law, "paper", config, rng)
         for q in config.q_values
         for d in config.d_values
         for T in config.T_values
     ]
-    laws = itself(select_width.hypotheses, real, config)
+    laws = itself(select_width.calibration.hypotheses, real, config)
     spread = calibration.log_spread([probe_matrix(r["probes"]) for r in real])
-    calls = spy(monkeypatch, select_width, "simulated_search")
+    calls = spy(monkeypatch, select_width.calibration, "simulated_search")
     with calibration.simulating():
         for _ in range(30):
             laws.paper(config, rng)
@@ -344,7 +346,7 @@ def length_run(config, rng) -> list[dict]:
         "family": (0.08 * factors**0.2, np.full(len(factors), 0.01)),
         "at_train_alpha": (0.1 * factors**0.3, np.full(len(factors), 0.02)),
     }
-    records = length._simulate(config, rng, curves)
+    records = length.calibration._simulate(config, rng, curves)
     for r in records:
         if r["T"] == config.T and r["pe"] in ("stochastic", "fixed"):
             needed = (30.0 if r["pe"] == "stochastic" else 90.0) * math.exp(0.1 * rng.normal())
@@ -363,11 +365,11 @@ def length_setup():
 
 def test_length_generalization_redraws_levels_and_spreads(length_setup, monkeypatch):
     config, real = length_setup
-    calls = spy(monkeypatch, length, "_simulate")
+    calls = spy(monkeypatch, length.calibration, "_simulate")
     rng = np.random.default_rng(5)
-    for laws in redrawn(length.hypotheses, real, config):
+    for laws in redrawn(length.calibration.hypotheses, real, config):
         laws.paper(config, rng)
-    fitted = length.measured_profile(real, config.T)
+    fitted = length.calibration.measured_profile(real, config.T)
     stochastic = [c[2]["stochastic"][0][-1] for c in calls]  # at the family's level (paper)
     centred(stochastic, fitted["at_train_alpha"][1][-1])
     centred([c[2]["fixed"][1][0] for c in calls], fitted["fixed"][2][0])
@@ -379,7 +381,7 @@ def test_in_distribution_redraws_the_steps_and_the_measured_rival(length_setup, 
     which a run simulated from the paper's law (ratio 1) would not carry. Its error rates count
     no redraw failure; a refit to its simulated run at ``T`` alone also succeeds."""
     config, real = length_setup
-    laws = itself(length.in_distribution_hypotheses, real, config)
+    laws = itself(length.calibration.in_distribution_hypotheses, real, config)
     measured = in_distribution.convergence(real)["ratio"]["value"]
     calls = spy(monkeypatch, in_distribution, "fitted")
     rng = np.random.default_rng(6)
@@ -389,9 +391,9 @@ def test_in_distribution_redraws_the_steps_and_the_measured_rival(length_setup, 
     centred([c[-1]["rival"] for c in calls], measured)
     assert np.std([c[-1]["base"] for c in calls]) > 0
     assert np.std([c[-1]["spread"]["fixed"] for c in calls]) > 0
-    refit = length.in_distribution_hypotheses(laws.paper(config, rng), config)
+    refit = length.calibration.in_distribution_hypotheses(laws.paper(config, rng), config)
     assert "ratio 1" in refit.paper_law
-    rates = length.calibrate_in_distribution(real, config, 20)
+    rates = length.calibration.calibrate_in_distribution(real, config, 20)
     assert rates["redrawn"] and rates["redraw_failures"] == 0
 
 
@@ -409,20 +411,20 @@ def test_corollary_redraws_its_exponent_and_spreads(length_setup):
 def test_fcn_selection_redraws_the_replica_spread():
     from attnsep.exact.selection_bounds import fcn_bottleneck_loss, uniform_attention_loss
 
-    config = fcn_selection.Config(fcn_replicas=6)
+    config = fcn_selection.config.Config(fcn_replicas=6)
     rng = np.random.default_rng(0)
     real = []
     for setting in config.settings:
         T, d, q = setting
         uniform = float(uniform_attention_loss(T, q, d))
-        for w in fcn_selection.widths(setting, config.width_fractions):
+        for w in fcn_selection.config.widths(setting, config.width_fractions):
             floor = float(fcn_bottleneck_loss(T, q, d, w))
             for e in range(config.fcn_replicas):
                 loss = max(floor, 0.1 * uniform) * 1.5 * math.exp(0.05 * rng.normal())
                 real.append(
-                    fcn_selection.fcn_record(setting, w, e, loss, 0.01 * loss, floor, uniform)
+                    fcn_selection.run.fcn_record(setting, w, e, loss, 0.01 * loss, floor, uniform)
                 )
     pattern = r"replica spread ([\d.]+)"
-    fitted = number(pattern, fcn_selection.hypotheses(real, config).noise)
-    laws = redrawn(fcn_selection.hypotheses, real, config)
+    fitted = number(pattern, fcn_selection.calibration.hypotheses(real, config).noise)
+    laws = redrawn(fcn_selection.calibration.hypotheses, real, config)
     centred([number(pattern, h.noise) for h in laws], fitted)

@@ -28,7 +28,7 @@ from attnsep.exact import family, parity
 from attnsep.experiments import xor_heads, xor_kparity, xor_one_step
 from attnsep.metrics import selection
 from attnsep.models import query_heads, selector
-from attnsep.train import selection_threshold
+from attnsep.train import selection_threshold, threshold_laws
 
 
 def test_checkable_names_match_the_registries_they_stand_for() -> None:
@@ -46,7 +46,7 @@ def test_checkable_names_match_the_registries_they_stand_for() -> None:
     assert configs.EVAL_SIZE == selection.EVAL_SIZE
     assert configs.FAMILY_SAMPLES == family.SAMPLES
     assert configs.SELECTION_TARGET == selection_threshold.TARGET
-    assert configs.SELECTION_RIVAL_MIN_ALPHA == selection_threshold.RIVAL_MIN_ALPHA
+    assert configs.SELECTION_RIVAL_MIN_ALPHA == threshold_laws.RIVAL_MIN_ALPHA
 
 
 def test_the_step_size_defaults_to_the_configs_scale() -> None:
@@ -56,12 +56,12 @@ def test_the_step_size_defaults_to_the_configs_scale() -> None:
 
 
 def test_experiment_configs_take_the_library_defaults() -> None:
-    one = xor_one_step.Config()
+    one = xor_one_step.config.Config()
     assert one.eta_scale == default(OneStepConfig, "eta_scale")
     assert one.success_tol == default(OneStepConfig, "success_tol")
     assert one.m_values == [default(OneStepConfig, "m")]
-    assert xor_heads.Config().m == default(OneStepConfig, "m")
-    assert xor_kparity.Config().success_tol == default(XorTrainConfig, "success_tol")
+    assert xor_heads.config.Config().m == default(OneStepConfig, "m")
+    assert xor_kparity.config.Config().success_tol == default(XorTrainConfig, "success_tol")
 
 
 def _params(*path: str) -> dict[str, typer.core.click.Parameter]:

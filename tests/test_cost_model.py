@@ -8,7 +8,7 @@ import math
 import pytest
 
 from attnsep.engine import cost_model
-from attnsep.engine.plan import config_text, published_by_config, published_timings
+from attnsep.engine.published import config_text, published_by_config, published_timings
 from attnsep.experiments import base, load_all
 from attnsep.report.claims import planned_jobs
 

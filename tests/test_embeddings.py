@@ -6,11 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from attnsep import configs
 from attnsep.core.random_rows import ROW_BLOCK
 from attnsep.embeddings import StreamedEmbeddings, per_replica_matmul, sphere_embeddings
 from attnsep.models.query_heads import QueryHeads, initial_queries
-from attnsep.train import one_step
+from attnsep.train import memory, one_step
 
 
 @pytest.mark.parametrize("chunk_rows", [333, ROW_BLOCK, 3 * ROW_BLOCK, None])
@@ -37,7 +36,7 @@ def test_per_replica_matmul_is_a_batched_matmul():
 def test_one_step_streamed_equals_held(monkeypatch):
     config = one_step.OneStepConfig(d=3000, m=16, seeds=4, seed=1)
     held = one_step.run_one_step(config)
-    monkeypatch.setattr(configs, "BATCH_ELEMENTS", 1000)  # force the streamed path
+    monkeypatch.setattr(memory, "BATCH_ELEMENTS", 1000)  # force the streamed path
     streamed = one_step.run_one_step(config.replace(replica_batch=4))
     np.testing.assert_allclose(streamed.theta_after, held.theta_after, rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(streamed.loss_after, held.loss_after, rtol=1e-9, atol=1e-12)
@@ -75,12 +74,12 @@ def test_one_step_keeps_a_stream_that_fits(monkeypatch):
     """Over ``BATCH_ELEMENTS`` a replica is streamed; under ``KEPT_STREAM_ELEMENTS`` its chunks
     are kept, and the step's results are bitwise those of the plain stream."""
     config = one_step.OneStepConfig(d=3000, m=16, seeds=3, seed=1)
-    monkeypatch.setattr(configs, "BATCH_ELEMENTS", 1000)
-    kept, kept_bytes = one_step.run_one_step(config), config.peak_bytes()
-    assert config.streamed() and config.stream_kept()
-    monkeypatch.setattr(configs, "KEPT_STREAM_ELEMENTS", 1000)
-    assert not config.stream_kept()
+    monkeypatch.setattr(memory, "BATCH_ELEMENTS", 1000)
+    kept, kept_bytes = one_step.run_one_step(config), memory.one_step_peak(config)
+    assert memory.one_step_streamed(config) and memory.one_step_stream_kept(config)
+    monkeypatch.setattr(memory, "KEPT_STREAM_ELEMENTS", 1000)
+    assert not memory.one_step_stream_kept(config)
     plain = one_step.run_one_step(config)
     for name in one_step.REPLICA_FIELDS:
         np.testing.assert_array_equal(getattr(kept, name), getattr(plain, name))
-    assert kept_bytes == config.peak_bytes() + 8 * config.d * config.m  # the kept replica
+    assert kept_bytes == memory.one_step_peak(config) + 8 * config.d * config.m  # the kept replica

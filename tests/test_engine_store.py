@@ -10,7 +10,8 @@ import pytest
 
 from attnsep.engine.executors import execute
 from attnsep.engine.jobs import jobs_for
-from attnsep.engine.store import SCHEMA_VERSION, Store
+from attnsep.engine.store import Store
+from attnsep.engine.store_state import SCHEMA_VERSION
 from attnsep.experiments import base
 from engine_support import TINY, one_line
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-from attnsep import api
+from attnsep.api import frontier
 from attnsep.configs import SELECTION_TARGET
 from attnsep.core.rng import generator
 from attnsep.engine.store import Store
@@ -145,13 +145,13 @@ def test_transformer_sign_error_skips_only_certified_replicas():
 
 
 def test_fcn_min_width_is_the_first_width_whose_least_loss_reaches_the_target():
-    width = separation_select.fcn_min_width(16, 2, 1, SELECTION_TARGET)
-    assert width == 26 and separation_select.fcn_params(16, 2, 26) == count(16 * 2 + 16, 26, 2)
+    width = separation_select.run.fcn_min_width(16, 2, 1, SELECTION_TARGET)
+    assert width == 26 and separation_select.run.fcn_params(16, 2, 26) == count(16 * 2 + 16, 26, 2)
     limit = 0.2 * float(uniform_attention_loss(16, 1, 2))
     assert (
         float(fcn_bottleneck_loss(16, 1, 2, 26)) <= limit < float(fcn_bottleneck_loss(16, 1, 2, 25))
     )
-    widths = [separation_select.fcn_min_width(T, 4, 1, SELECTION_TARGET) for T in (4, 8, 16)]
+    widths = [separation_select.run.fcn_min_width(T, 4, 1, SELECTION_TARGET) for T in (4, 8, 16)]
     assert all(0.8 * T * 4 <= w <= T * 4 for w, T in zip(widths, (4, 8, 16), strict=True))
 
 
@@ -194,7 +194,8 @@ def test_frontier_xor_table_shows_intervals(monkeypatch, tmp_path):
         ]
     )
     monkeypatch.setattr(xt, "summary", lambda records: summary)
-    monkeypatch.setattr(api, "run_experiment", lambda *a, **k: SimpleNamespace(rows=[], records=[]))
+    nothing_run = SimpleNamespace(rows=[], records=[])
+    monkeypatch.setattr(frontier, "run_experiment", lambda *a, **k: nothing_run)
     monkeypatch.setenv("COLUMNS", "200")
     code, out, err = attnsep("frontier", "xor", "--d", "16,32", "--store", str(tmp_path / "s"))
     assert code == 0, err
@@ -241,7 +242,8 @@ def test_xor_table_marks_a_size_a_model_did_not_run():
 def test_frontier_tables_print_brackets_as_text(monkeypatch, tmp_path):
     """Intervals such as ``[n/a, n/a]`` are printed, not read as rich markup."""
     monkeypatch.setattr(xt, "summary", lambda records: gapped_xor_summary())
-    monkeypatch.setattr(api, "run_experiment", lambda *a, **k: SimpleNamespace(rows=[], records=[]))
+    nothing_run = SimpleNamespace(rows=[], records=[])
+    monkeypatch.setattr(frontier, "run_experiment", lambda *a, **k: nothing_run)
     monkeypatch.setenv("COLUMNS", "200")
     code, out, err = attnsep("frontier", "xor", "--d", "16,32", "--store", str(tmp_path / "s"))
     assert code == 0, err
@@ -347,8 +349,8 @@ def test_frontier_select_stores_its_jobs_and_reads_them_back(select_run, monkeyp
 def test_frontier_select_json_is_the_experiments_analysis(select_run):
     store, report = select_run
     records = [r for row in Store(store).rows("separation-select") for r in row["records"]]
-    config = separation_select.Config(d=2, T_values=[4, 8, 16], q_values=[1, 2], seeds=3)
-    series = separation_select.analyse(records, config)
+    config = separation_select.config.Config(d=2, T_values=[4, 8, 16], q_values=[1, 2], seeds=3)
+    series = separation_select.verdict.analyse(records, config)
     assert (report["d"], report["target"]) == (2, SELECTION_TARGET)
     assert sorted(series) == [f["q"] for f in report["fit"]] == [1, 2]
     for q, s in series.items():
@@ -364,7 +366,7 @@ def test_frontier_select_json_is_the_experiments_analysis(select_run):
             squares = (p["m_star"] ** 2, p["m_star_low"] ** 2, p["m_star_high"] ** 2)
             assert (p["params"], p["params_low"], p["params_high"]) == squares
         fcn = [f for f in report["fcn"] if f["q"] == q]
-        bound = [separation_select.fcn_min_width(T, 2, q, SELECTION_TARGET) for T in (4, 8, 16)]
+        bound = [separation_select.run.fcn_min_width(T, 2, q, SELECTION_TARGET) for T in (4, 8, 16)]
         assert [f["width"] for f in fcn] == s["fcn"] == bound
         assert all(f["params"] == count(3 * f["T"], f["width"], 2) for f in fcn)
         fit = next(f for f in report["fit"] if f["q"] == q)
@@ -422,7 +424,7 @@ def test_law_and_drawn_solvers_find_the_same_threshold():
     """The law evaluator and the direct draw estimate the same descent's loss: at ``T = 64, q =
     2`` (8 replicas each, their own Monte Carlo noise) their ``m_p*`` differ by at most a few
     units (measured: see the assertion's message)."""
-    from attnsep.experiments.select_width import WidthSearch
+    from attnsep.experiments.select_width.config import WidthSearch
 
     found = {}
     for solver in ("law", "population"):
@@ -437,4 +439,4 @@ def test_law_and_drawn_solvers_find_the_same_threshold():
 def test_fcn_min_width_by_bisection_is_the_linear_scan(T, d, q):
     limit = uniform_attention_loss(T, q, d) * SELECTION_TARGET_FRACTION
     scan = next(w for w in range(T * d + 1) if fcn_bottleneck_loss(T, q, d, w) <= limit)
-    assert separation_select.fcn_min_width(T, d, q, SELECTION_TARGET) == scan
+    assert separation_select.run.fcn_min_width(T, d, q, SELECTION_TARGET) == scan

@@ -11,6 +11,7 @@ import pytest
 from attnsep import api
 from attnsep.configs import OneStepConfig, SelectionTrainConfig, XorFCNConfig
 from attnsep.core.validate import shown
+from attnsep.train.memory import fcn_peak, selection_evaluation_peak, selection_peak
 from cli_support import attnsep
 
 HUGE = str(10**30)
@@ -125,10 +126,11 @@ def test_a_huge_valid_size_meets_a_resource_guard_at_once(args, words) -> None:
 
 
 def test_the_guards_count_what_grows_with_each_knob() -> None:
-    assert SelectionTrainConfig(steps=10**6).peak_bytes() > SelectionTrainConfig().peak_bytes()
     config = SelectionTrainConfig()
-    assert config.evaluation_bytes([20, 40], 10**4) > config.evaluation_bytes([20, 40], 128)
-    assert XorFCNConfig(samples=10**6).peak_bytes() > XorFCNConfig().peak_bytes()
+    assert selection_peak(config.replace(steps=10**6)) > selection_peak(config)
+    huge = selection_evaluation_peak(config, [20, 40], 10**4)
+    assert huge > selection_evaluation_peak(config, [20, 40], 128)
+    assert fcn_peak(XorFCNConfig(samples=10**6)) > fcn_peak(XorFCNConfig())
     api_refused(lambda: api.train_fcn("xor", d=4, samples=2**62), "FCN training", "memory")
 
 

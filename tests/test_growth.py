@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from attnsep.metrics import growth, stats
+from attnsep.metrics import growth
+from attnsep.metrics.laws import POLYLOG, POWER
 
 SIZES = 2.0 ** np.arange(8, 19, 2)
 
@@ -48,10 +49,10 @@ def test_unreached_sizes_widen_both_ends():
 
 def test_held_out_errors_prefer_the_law_that_made_the_data():
     polylog = 3 * np.log(SIZES) ** 1.5
-    errs = growth.held_out_errors(stats.POLYLOG, stats.POWER, SIZES, polylog, noisy(polylog, 0.02))
+    errs = growth.held_out_errors(POLYLOG, POWER, SIZES, polylog, noisy(polylog, 0.02))
     assert errs["paper"]["value"] < 1e-9 and errs["difference"]["low"] > 0
     power = 2 * SIZES**0.4
-    errs = growth.held_out_errors(stats.POLYLOG, stats.POWER, SIZES, power, noisy(power, 0.02))
+    errs = growth.held_out_errors(POLYLOG, POWER, SIZES, power, noisy(power, 0.02))
     assert errs["rival"]["value"] < 1e-9 and errs["difference"]["high"] < 0
     assert errs["used"] == 1000
 
@@ -65,6 +66,6 @@ def test_a_measured_value_never_reached_leaves_the_point_estimates_out():
     power = 2 * SIZES**0.4
     measured = power.copy()
     measured[-1] = math.inf
-    errs = growth.held_out_errors(stats.POLYLOG, stats.POWER, SIZES, measured, noisy(power, 0.02))
+    errs = growth.held_out_errors(POLYLOG, POWER, SIZES, measured, noisy(power, 0.02))
     assert errs["paper"]["value"] is None and errs["difference"]["value"] is None
     assert errs["difference"]["high"] < 0 and errs["used"] == 1000

@@ -22,7 +22,7 @@ a saddle; the records (integer steps, booleans) are identical on all of them."""
 
 
 def runs(k: int, d: int, m: int, seeds: int, exponents: list[float], budget: int, seed: int = 0):
-    config = kp.Config(
+    config = kp.config.Config(
         series=[{"k": k, "d_values": [d]}],
         m=m,
         seeds=seeds,
@@ -30,7 +30,7 @@ def runs(k: int, d: int, m: int, seeds: int, exponents: list[float], budget: int
         budget=budget,
         seed=seed,
     )
-    return kp.train_config(k, d, m, config), kp.etas(k, d, config), budget
+    return kp.run.train_config(k, d, m, config), kp.run.etas(k, d, config), budget
 
 
 def assert_same_records(a: gd.GridRuns, b: gd.GridRuns) -> None:
@@ -143,7 +143,7 @@ def test_the_experiment_runs_through_grid_descent() -> None:
     two heads on one support bit after the last step (``shared_support_bit``)."""
     from attnsep.train.capped_descent import shared_support_bit
 
-    config = kp.Config(
+    config = kp.config.Config(
         series=[{"k": 3, "d_values": [16]}],
         m=8,
         seeds=4,
@@ -151,7 +151,7 @@ def test_the_experiment_runs_through_grid_descent() -> None:
         rules=["constant"],
         gradients=["population"],
     )
-    (record,) = kp.run(config)
+    (record,) = kp.run.run(config)
     base, etas, _ = runs(3, 16, 8, 4, config.eta_exponents, 10)
     old = gd.reference_grid_descent(base, etas, 10)
     steps = [[None if t < 0 else int(t) for t in row] for row in old.first.tolist()]

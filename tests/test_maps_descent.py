@@ -1,4 +1,4 @@
-"""``attention-maps`` runs its grid of step sizes together (``xor_maps_descent.GridDescent``):
+"""``attention-maps`` runs its grid of step sizes together (``descent.GridDescent``):
 the same records as the loop it replaced (one ``Descent`` per step size) to float64
 rounding (a product with ``V`` of more rows may round differently, and the loss's gradient and
 softmax's backward are written by hand instead of autograd's): step counts, divergence and
@@ -34,9 +34,11 @@ def difference(old, new, path: str = "") -> float:
     return 0.0
 
 
-def config(name: str, exponents: list[float], **kw) -> maps.Config:
+def config(name: str, exponents: list[float], **kw) -> maps.config.Config:
     base = {"budget": 30, "screen_steps": 8, "refine": 2}
-    return maps.Config(d=48, m=12, seeds=6, maps=[name], eta_exponents=exponents, **{**base, **kw})
+    return maps.config.Config(
+        d=48, m=12, seeds=6, maps=[name], eta_exponents=exponents, **{**base, **kw}
+    )
 
 
 @pytest.mark.parametrize("name", ["softmax", "linear", "erf", "normalized-erf"])
@@ -45,7 +47,7 @@ def test_one_step_size(name: str) -> None:
     loss's, and softmax's backward) round differently (for some maps and sizes not at all)."""
     c = config(name, [3.0])
     with torch_threads(1):
-        new, old = maps.run_map(c, name), maps.run_map(c, name, reference=True)
+        new, old = maps.run.run_map(c, name), maps.run.run_map(c, name, reference=True)
     assert difference(old, new) <= CLOSE
 
 
@@ -53,7 +55,7 @@ def test_one_step_size(name: str) -> None:
 def test_grid_equals_the_loop_to_rounding(name: str) -> None:
     c = config(name, [0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0])
     with torch_threads(1):
-        new, old = maps.run_map(c, name), maps.run_map(c, name, reference=True)
+        new, old = maps.run.run_map(c, name), maps.run.run_map(c, name, reference=True)
     assert difference(old, new) <= CLOSE
     assert new["best"] is not None
 
@@ -62,7 +64,7 @@ def test_divergence_and_no_screen_match() -> None:
     """Step sizes that diverge (at different steps) and a grid run whole (no screen)."""
     c = config("linear", [1.0, 2.0, 3.0, 4.0, 6.0], screen_steps=None, budget=12)
     with torch_threads(1):
-        new, old = maps.run_map(c, "linear"), maps.run_map(c, "linear", reference=True)
+        new, old = maps.run.run_map(c, "linear"), maps.run.run_map(c, "linear", reference=True)
     assert difference(old, new) <= CLOSE
     diverged = [p["diverged_at"] for p in new["curve"]]
     assert diverged[:2] == [None, None] and len({*diverged[2:]}) == 3  # 12, 6 and 4 steps
@@ -72,7 +74,7 @@ def test_loss_gradient_by_hand_equals_autograd() -> None:
     import torch
 
     from attnsep.exact.parity import population_loss
-    from attnsep.experiments.xor_maps_descent import loss_and_gradient
+    from attnsep.experiments.xor_attention_maps.descent import loss_and_gradient
 
     gen = torch.Generator().manual_seed(0)
     gamma = torch.rand(5, 2, 17, generator=gen, dtype=torch.float64)
@@ -88,7 +90,7 @@ def test_loss_gradient_by_hand_equals_autograd() -> None:
 def test_frozen_step_sizes_repeat_their_loss(monkeypatch: pytest.MonkeyPatch) -> None:
     """Large step sizes saturate softmax at once (gradient exactly 0): those runs are set aside,
     and their records equal the loop's, which evaluated them at every step."""
-    from attnsep.experiments import xor_maps_descent as grid
+    from attnsep.experiments.xor_attention_maps import descent as grid
 
     c = config("softmax", [8.0, 10.0, 12.0], screen_steps=None, budget=10)
     evaluated: list[int] = []
@@ -99,8 +101,8 @@ def test_frozen_step_sizes_repeat_their_loss(monkeypatch: pytest.MonkeyPatch) ->
         return original(self, indices)
 
     with torch_threads(1):
-        old = maps.run_map(c, "softmax", reference=True)
+        old = maps.run.run_map(c, "softmax", reference=True)
         monkeypatch.setattr(grid.GridDescent, "_evaluate", counting)
-        new = maps.run_map(c, "softmax")
+        new = maps.run.run_map(c, "softmax")
     assert difference(old, new) <= CLOSE
     assert sum(evaluated) <= 3 * 3  # 3 x 11 in the loop: frozen after at most 2 steps

@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from attnsep import configs
 from attnsep.core.random_rows import ROW_BLOCK, block_normals
 from attnsep.core.rng import generator
 from attnsep.embeddings import per_replica_matmul, sphere_embeddings
+from attnsep.train import memory
+from attnsep.train.memory import one_step_batch, one_step_streamed
 from attnsep.train.one_step import REPLICA_FIELDS, OneStepConfig, run_one_step
 
 
@@ -23,9 +24,9 @@ def test_a_partial_block_is_the_prefix_of_the_whole_block(width, rows):
 def test_a_batch_over_the_budget_is_split_into_held_batches(monkeypatch):
     config = OneStepConfig(d=64, m=8, seeds=7, seed=2, device="cpu")
     looped = run_one_step(config.replace(replica_batch=1))
-    monkeypatch.setattr(configs, "BATCH_ELEMENTS", 4 * 64 * 8)  # four replicas fit
+    monkeypatch.setattr(memory, "BATCH_ELEMENTS", 4 * 64 * 8)  # four replicas fit
     big = config.replace(replica_batch=7)
-    assert big.batch_size() == 4 and not big.streamed()
+    assert one_step_batch(big) == 4 and not one_step_streamed(big)
     calls = []
     split = run_one_step(big, progress=lambda done, total: calls.append(done))
     assert calls == [4, 7]
@@ -34,10 +35,10 @@ def test_a_batch_over_the_budget_is_split_into_held_batches(monkeypatch):
 
 
 def test_auto_and_explicit_batch_sizes():
-    assert OneStepConfig(d=10_000, m=32, seeds=256).batch_size() == 26  # 2^23 // (d m)
-    assert OneStepConfig(d=10_000, m=32, seeds=256, replica_batch=256).batch_size() == 104
-    assert OneStepConfig(d=10_000, m=32, seeds=256, replica_batch=5).batch_size() == 5
-    assert OneStepConfig(d=10**7, m=32, seeds=4).streamed()
+    assert one_step_batch(OneStepConfig(d=10_000, m=32, seeds=256)) == 26  # 2^23 // (d m)
+    assert one_step_batch(OneStepConfig(d=10_000, m=32, seeds=256, replica_batch=256)) == 104
+    assert one_step_batch(OneStepConfig(d=10_000, m=32, seeds=256, replica_batch=5)) == 5
+    assert one_step_streamed(OneStepConfig(d=10**7, m=32, seeds=4))
 
 
 def test_sphere_embeddings_draw_into_a_given_buffer():

@@ -1,5 +1,5 @@
 """The peak memory the token-selection experiments declare per job (``Experiment.peak``):
-positive for every job, growing with each size knob, and equal to the configs' own estimates
+positive for every job, growing with each size knob, and equal to ``train.memory``'s estimates
 where it reuses them."""
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ import pytest
 from attnsep.configs import SelectionTrainConfig
 from attnsep.engine.jobs import jobs_for
 from attnsep.experiments import base, load_all
-from attnsep.experiments import select_convergence as convergence
-from attnsep.experiments import select_length as length
-from attnsep.experiments import select_width as width
-from attnsep.experiments import separation_select as separation
+from attnsep.experiments.select_convergence import run as convergence
+from attnsep.experiments.select_length import run as length
+from attnsep.experiments.select_width import run as width
+from attnsep.experiments.separation_select import run as separation
+from attnsep.train.memory import selection_evaluation_peak, selection_peak
 
 NAMES = ("select-convergence", "select-width", "length-generalization", "separation-select")
 SMALL = {"d": 4, "T": 8, "q": 2, "seeds": [0]}
@@ -52,15 +53,15 @@ def test_select_convergence_reuses_the_evaluation_bytes() -> None:
     train = SelectionTrainConfig(
         d=4, T=8, q=2, pe_dim=16, trainable="position", objective="population", batch=64
     )
-    expected = train.evaluation_bytes([8], 4096) + 8.0 * 4096 * 8 * 16
+    expected = selection_evaluation_peak(train, [8], 4096) + 8.0 * 4096 * 8 * 16
     assert peak_of(convergence, **c) == pytest.approx(expected)
 
 
-def test_training_bytes_is_peak_bytes_for_explicit_steps() -> None:
+def test_training_bytes_is_selection_peak_for_explicit_steps() -> None:
     fixed = SelectionTrainConfig(d=4, T=8, q=2, pe="fixed", pe_dim=16, batch=32, steps=10)
-    assert convergence.training_bytes(fixed) == fixed.peak_bytes()
+    assert convergence.training_bytes(fixed) == selection_peak(fixed)
     law = fixed.model_copy(update={"pe": "stochastic"})
-    assert 0 < convergence.training_bytes(law) < law.peak_bytes()  # no B x T x D encodings
+    assert 0 < convergence.training_bytes(law) < selection_peak(law)  # no B x T x D encodings
 
 
 def test_length_generalization_grows_with_width_and_lengths() -> None:
@@ -85,7 +86,7 @@ def test_length_generalization_fixed_reuses_the_config_estimates() -> None:
         steps=400,
         batch=64,
     )
-    expected = max(train.peak_bytes(), train.evaluation_bytes([8, 16, 32], 32))
+    expected = max(selection_peak(train), selection_evaluation_peak(train, [8, 16, 32], 32))
     assert peak_of(length, **c) == expected
 
 
@@ -114,7 +115,7 @@ def test_population_search_is_the_family_at_the_widest_probe() -> None:
 def test_mirrored_sizes_match_their_sources() -> None:
     """``select_width`` copies these sizes so that planning need not import torch."""
     from attnsep.exact import family_law
-    from attnsep.train.selection_threshold import Stopping
+    from attnsep.train.stopping import Stopping
 
     assert Stopping().monitor == width.MONITOR
     sizes = (width.NODES, width.MOMENT_STEP, width.MIN_OCTAVE, width.TOP, width.TABLE)

@@ -1,5 +1,5 @@
 """The sparse-XOR experiments' declared peak memory per job (``Experiment.peak``): positive for
-every preset job, larger for larger jobs, and the reused configs' ``peak_bytes`` where a job is
+every preset job, larger for larger jobs, and ``train.memory``'s peak of the run where a job is
 one such run."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import pytest
 from attnsep.configs import OneStepConfig, XorFCNConfig, XorTrainConfig
 from attnsep.engine.jobs import jobs_for
 from attnsep.experiments import base, load_all
+from attnsep.train.memory import fcn_peak, one_step_peak, xor_train_peak
 
 NAMES = (
     "polylog-width",
@@ -43,7 +44,7 @@ def test_every_quick_and_standard_job_has_a_positive_peak(name: str) -> None:
 
 def test_polylog_width_is_its_largest_probe_and_grows_with_d_and_seeds() -> None:
     small = {"d_values": [64], "seeds": 8, "m_start": 2, "m_limit": 4}
-    steps = [OneStepConfig(d=64, m=m, seeds=8).peak_bytes() for m in (2, 4)]
+    steps = [one_step_peak(OneStepConfig(d=64, m=m, seeds=8)) for m in (2, 4)]
     assert peak("polylog-width", **small) == max(steps)
     one = {"d_values": [1024], "seeds": 32}
     assert peak("polylog-width", **{**one, "seeds": 64}) > peak("polylog-width", **one)
@@ -52,10 +53,10 @@ def test_polylog_width_is_its_largest_probe_and_grows_with_d_and_seeds() -> None
 
 def test_head_specialization_is_its_largest_one_step_run() -> None:
     fixed = {"d_values": [64], "schedule_d_values": [], "m": 8, "seeds": 4}
-    assert peak("head-specialization", **fixed) == OneStepConfig(d=64, m=8, seeds=4).peak_bytes()
+    assert peak("head-specialization", **fixed) == one_step_peak(OneStepConfig(d=64, m=8, seeds=4))
     scheduled = {"d_values": [], "schedule_d_values": [1024], "seeds_schedule": 16}
     m = math.ceil(0.5 * math.log(1024) ** 2)  # the default schedule
-    expected = OneStepConfig(d=1024, m=m, seeds=16).peak_bytes()
+    expected = one_step_peak(OneStepConfig(d=1024, m=m, seeds=16))
     assert peak("head-specialization", **scheduled) == expected
     assert peak("head-specialization", **{**fixed, "seeds": 8}) > peak(
         "head-specialization", **fixed
@@ -68,11 +69,11 @@ def test_head_specialization_is_its_largest_one_step_run() -> None:
 def test_separation_xor_is_its_largest_probe_of_either_model() -> None:
     fcn = {"d_values": [], "fcn_d_values": [64], "seeds": 4, "fcn_steps": 10}
     net = XorFCNConfig(d=64, width=8, replicas=4, steps=10, dtype="float32")
-    assert peak("separation-xor", **fcn) == net.peak_bytes()
+    assert peak("separation-xor", **fcn) == fcn_peak(net)
     assert peak("separation-xor", **{**fcn, "fcn_d_values": [128]}) > peak("separation-xor", **fcn)
     transformer = {"d_values": [256], "fcn_d_values": [], "seeds": 8}
     kept = [
-        OneStepConfig(d=256, m=m, seeds=8).peak_bytes(keep_embeddings=True)
+        one_step_peak(OneStepConfig(d=256, m=m, seeds=8), keep_embeddings=True)
         for m in (2, 4, 8, 16, math.ceil(math.log(256) ** 2))
     ]
     assert peak("separation-xor", **transformer) == max(kept)
@@ -85,15 +86,15 @@ def test_separation_xor_is_its_largest_probe_of_either_model() -> None:
 def test_finite_samples_is_its_larger_search() -> None:
     one = {"d_values": [16], "widths": ["fixed"], "seeds": 8, "multistep_d_values": []}
     one["surrogate_from"] = None
-    kept = OneStepConfig(d=16, m=32, seeds=8).peak_bytes(keep_embeddings=True)
+    kept = one_step_peak(OneStepConfig(d=16, m=32, seeds=8), keep_embeddings=True)
     assert peak("finite-samples", **one) == kept
     assert peak("finite-samples", **{**one, "surrogate_from": 16}) > kept  # the Jacobian
     assert peak("finite-samples", **{**one, "seeds": 16}) > kept
     assert peak("finite-samples", **{**one, "d_values": [32]}) > kept
     multi = {"d_values": [], "multistep_d_values": [64], "multistep_n_max": 2**10}
     held = XorTrainConfig(d=64, m=32, seeds=1, steps=4, gradient="fixed", samples=2**10)
-    assert peak("finite-samples", **multi, multistep_steps=4) == held.peak_bytes()
-    assert peak("finite-samples", **{**multi, "multistep_n_max": 2**12}) > held.peak_bytes()
+    assert peak("finite-samples", **multi, multistep_steps=4) == xor_train_peak(held)
+    assert peak("finite-samples", **{**multi, "multistep_n_max": 2**12}) > xor_train_peak(held)
 
 
 def test_kparity_steps_adds_the_grid_to_its_training_config() -> None:
@@ -106,7 +107,7 @@ def test_kparity_steps_adds_the_grid_to_its_training_config() -> None:
         "rules": ["constant"],
         "gradients": ["population"],
     }
-    train = XorTrainConfig(d=16, m=4, k=3, seeds=2).peak_bytes()
+    train = xor_train_peak(XorTrainConfig(d=16, m=4, k=3, seeds=2))
     runs, rows = 5 * 2 * 3 * 4, 48 * 2 * 3 * 16  # query vectors and score rows of 2 runs
     assert peak("kparity-steps", **job) == train + 8 * (runs + rows)
     grids = {"population": "eta_exponents", "fixed": "samples_eta_exponents"}

@@ -13,6 +13,7 @@ import pytest
 
 from attnsep.engine import calibration, cost_model
 from attnsep.engine import plan as planning
+from attnsep.engine import published as published_runs
 from attnsep.engine.jobs import expand_grid, jobs_for
 from attnsep.engine.store import Store
 from attnsep.engine.sweep import run_sweep
@@ -129,7 +130,7 @@ def test_plan_of_a_stored_sweep_counts_it_and_computes_nothing(tmp_path, monkeyp
     assert found["cpu_seconds"] == 0 and found["wall_seconds"] == 0
     assert found["stored_cpu_seconds"] == pytest.approx(sum(seconds))
     assert found["workers"] == 1 and found["rough"] is False
-    assert found["startup_seconds"] == planning.published_startup()  # no job to run: wall 0
+    assert found["startup_seconds"] == published_runs.published_startup()  # no job to run: wall 0
     assert raw_rows(path) == rows and file_digest(path) == before
 
 
@@ -149,7 +150,7 @@ def test_estimate_uses_the_stored_seconds_of_the_same_config(tmp_path, monkeypat
     (exp,) = found["experiments"]
     assert (exp["jobs"], exp["stored"], exp["to_run"], exp["sources"]) == (2, 0, 2, {"store": 2})
     assert found["cpu_seconds"] == pytest.approx(7.0 + 40.0)  # 40: the median of 30 and 50
-    startup = planning.published_startup()  # each worker's, published beside the timings
+    startup = published_runs.published_startup()  # each worker's, published beside the timings
     assert found["wall_seconds"] == pytest.approx(startup + 40.0)  # one job on each worker
     assert found["rough"] is False
     found = sweep_plan(path, "--executor", "inline")
@@ -165,7 +166,7 @@ def test_reproduce_plan_counts_jobs_per_experiment_for_each_preset(tmp_path, mon
     store.close()
     before = file_digest(path)
     no_computing(monkeypatch)
-    monkeypatch.setattr(planning, "PUBLISHED_TIMINGS", tmp_path / "none.json")
+    monkeypatch.setattr(published_runs, "PUBLISHED_TIMINGS", tmp_path / "none.json")
     names = ["one-step", "head-specialization"]
     for preset in base.PRESETS:
         result = attnsep(
@@ -199,14 +200,14 @@ def test_published_timings_come_after_the_store_and_before_the_calibration(tmp_p
     source = tmp_path / "source.sqlite"
     store = Store(source)
     run_sweep([small], store, "inline")
-    assert planning.write_published_timings([store], published, only=["select-width"]) == 0
-    assert planning.write_published_timings([store], published, only=["one-step"]) == 1
+    assert published_runs.write_published_timings([store], published, only=["select-width"]) == 0
+    assert published_runs.write_published_timings([store], published, only=["one-step"]) == 1
     store.close()
     jobs = json.loads(published.read_text())["jobs"]
     assert list(jobs) == [small.key] and jobs[small.key]["config"] == small.config
     seconds = jobs[small.key]["seconds"]
     assert jobs[small.key]["experiment"] == "one-step" and seconds >= 0
-    monkeypatch.setattr(planning, "PUBLISHED_TIMINGS", published)
+    monkeypatch.setattr(published_runs, "PUBLISHED_TIMINGS", published)
     monkeypatch.setattr(planning, "calibrate", no_calibration)
     plan = planning.make_plan({"one-step": [small, large]}, None, "inline", 1)
     first, second = plan.to_run
@@ -224,7 +225,7 @@ def test_published_timings_come_after_the_store_and_before_the_calibration(tmp_p
 def test_the_cost_model_replaces_the_calibrations_guesses(monkeypatch, tmp_path):
     """Jobs the calibration capped or guessed get the model fitted on the jobs it timed; a
     capped job at least its cap."""
-    monkeypatch.setattr(planning, "PUBLISHED_TIMINGS", tmp_path / "none.json")
+    monkeypatch.setattr(published_runs, "PUBLISHED_TIMINGS", tmp_path / "none.json")
     jobs = d_jobs(64, 256, 1024, 4096)
     work = [cost_model.work("one-step", j.config)[""] for j in jobs]
 
@@ -250,7 +251,7 @@ def test_the_cost_model_replaces_the_calibrations_guesses(monkeypatch, tmp_path)
 
 
 def test_calibration_times_jobs_here_when_nothing_else_has(tmp_path, monkeypatch):
-    monkeypatch.setattr(planning, "PUBLISHED_TIMINGS", tmp_path / "none.json")
+    monkeypatch.setattr(published_runs, "PUBLISHED_TIMINGS", tmp_path / "none.json")
     found = planning.make_plan({"one-step": tiny_jobs()}, None, "inline", 1, budget=30).as_dict()
     (exp,) = found["experiments"]
     assert (exp["jobs"], exp["stored"], exp["to_run"]) == (2, 0, 2)
@@ -265,7 +266,7 @@ def test_the_published_runs_scale_to_new_sizes_and_no_store_is_created(tmp_path)
     found = sweep_plan(path, "--executor", "inline")
     (exp,) = found["experiments"]
     assert exp["sources"] == {"model": 2}
-    assert found["startup_seconds"] == planning.published_startup() > 0
+    assert found["startup_seconds"] == published_runs.published_startup() > 0
     assert 0 < found["cpu_seconds"] < 60
     assert not path.parent.exists()
 
@@ -415,12 +416,12 @@ def test_a_plan_adds_the_published_start_up_of_a_worker(monkeypatch, tmp_path):
     (small,) = d_jobs(64)
     store = Store(source)
     run_sweep([small], store, "inline")
-    planning.write_published_timings([store], published, startup=4.25)
-    planning.write_published_timings([store], published)  # keeps the start-up it holds
+    published_runs.write_published_timings([store], published, startup=4.25)
+    published_runs.write_published_timings([store], published)  # keeps the start-up it holds
     store.close()
     held = json.loads(published.read_text())
     assert held["worker_startup_seconds"] == 4.25 and list(held["jobs"]) == [small.key]
-    monkeypatch.setattr(planning, "PUBLISHED_TIMINGS", published)
+    monkeypatch.setattr(published_runs, "PUBLISHED_TIMINGS", published)
     plan = planning.make_plan({"one-step": [small]}, None, "process", 2, budget=0)
     assert plan.startup == 4.25
     assert plan.wall == pytest.approx(4.25 + held["jobs"][small.key]["seconds"], abs=1e-3)
@@ -455,9 +456,9 @@ def test_publishing_with_replace_retires_an_experiments_old_timings(tmp_path):
     stale = {"experiment": "one-step", "config": {"old": 1}, "seconds": 99.0}
     other = {"experiment": "select-width", "config": {"old": 2}, "seconds": 5.0}
     published.write_text(json.dumps({"jobs": {"stale": stale, "other": other}}))
-    planning.write_published_timings([store], published, only=["one-step"])
+    published_runs.write_published_timings([store], published, only=["one-step"])
     assert set(json.loads(published.read_text())["jobs"]) == {"stale", "other", small.key}
-    planning.write_published_timings([store], published, only=["one-step"], replace=True)
+    published_runs.write_published_timings([store], published, only=["one-step"], replace=True)
     store.close()
     assert set(json.loads(published.read_text())["jobs"]) == {"other", small.key}
 
@@ -470,7 +471,7 @@ def test_a_job_timed_again_in_a_new_version_replaces_the_old_versions_timing(tmp
     store.close()
     old = {"experiment": "one-step", "config": small.config, "seconds": 99.0}
     published.write_text(json.dumps({"jobs": {"an-older-version": old}}))
-    planning.write_published_timings([Store.open_read(source)], published)
+    published_runs.write_published_timings([Store.open_read(source)], published)
     (entry,) = json.loads(published.read_text())["jobs"].items()
     assert entry[0] == small.key and entry[1]["seconds"] < 99.0
 

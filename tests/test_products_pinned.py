@@ -16,6 +16,7 @@ from attnsep.exact.family_law import law_draw, law_losses
 from attnsep.experiments.select_common import family_loss_at
 from attnsep.train import selection_threshold as sel
 from attnsep.train.selection import SelectionTrainConfig, train
+from attnsep.train.stopping import Stopping
 from pinned_support import matches
 
 PINNED = {
@@ -235,13 +236,13 @@ def test_population_threshold_is_pinned(index: int, T: int, by_law: bool) -> Non
 
 def test_converge_is_pinned() -> None:
     sphere = sel.Training(
-        batch=16, eval_size=64, stopping=sel.Stopping(chunk=10, max_steps=60, monitor=32)
+        batch=16, eval_size=64, stopping=Stopping(chunk=10, max_steps=60, monitor=32)
     )
     gaussian = sel.Training(
         batch=16,
         eval_size=64,
         kind="gaussian",
-        stopping=sel.Stopping(chunk=10, max_steps=40, monitor=32),
+        stopping=Stopping(chunk=10, max_steps=40, monitor=32),
     )
     got = [sel.converge(8, 2, 4, 2, 2, 3, sphere), sel.converge(8, 2, 3, 1, 2, 3, gaussian)]
     assert matches([(c.ratios, c.stderrs, c.steps, c.rules) for c in got], PINNED["conv"])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from attnsep.report.frontier_tables import open_notes
-from attnsep.report.text_tables import TextTable
+from attnsep.report.text_table import TextTable
 
 
 def wide_table(columns: int) -> TextTable:

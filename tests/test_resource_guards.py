@@ -11,6 +11,7 @@ import pytest
 import attnsep
 from attnsep.configs import OneStepConfig, SelectionFCNConfig, SelectionTrainConfig
 from attnsep.core import resources
+from attnsep.train.memory import fcn_peak, one_step_peak, selection_peak
 
 OVERSIZED = [
     ("--d", "100000000000", "--m", "100000", "--seeds", "100000"),  # memory: terabytes
@@ -43,25 +44,25 @@ def test_the_memory_guard_names_the_estimate_and_force_runs_anyway(monkeypatch) 
 
 
 def test_the_time_guard_uses_the_plans_price(monkeypatch) -> None:
-    from attnsep.engine import plan
+    from attnsep.engine import published
 
-    monkeypatch.setattr(plan, "price", lambda experiment, config: 7200.0)
+    monkeypatch.setattr(published, "price", lambda experiment, config: 7200.0)
     with pytest.raises(ValueError, match=r"priced at about 2 h here, over the 1 h"):
         attnsep.xor_one_step(d=16, m=4, seeds=2)
-    monkeypatch.setattr(plan, "price", lambda experiment, config: 60.0)
+    monkeypatch.setattr(published, "price", lambda experiment, config: 60.0)
     attnsep.xor_one_step(d=16, m=4, seeds=2)
 
 
 def test_peak_memory_grows_with_each_knob() -> None:
     one = OneStepConfig(d=1000, m=16, seeds=8)
     for bigger in ({"d": 4000}, {"m": 64}, {"seeds": 64}, {"samples": 1000}):
-        assert OneStepConfig(**{**one.model_dump(), **bigger}).peak_bytes() > one.peak_bytes()
-    assert one.peak_bytes(keep_embeddings=True) > one.peak_bytes()
+        assert one_step_peak(OneStepConfig(**{**one.model_dump(), **bigger})) > one_step_peak(one)
+    assert one_step_peak(one, keep_embeddings=True) > one_step_peak(one)
     base = SelectionTrainConfig()
-    assert SelectionTrainConfig(batch=2 * base.batch).peak_bytes() > base.peak_bytes()
+    assert selection_peak(SelectionTrainConfig(batch=2 * base.batch)) > selection_peak(base)
     fcn = SelectionFCNConfig()
-    assert SelectionFCNConfig(width=2 * fcn.width).peak_bytes() > fcn.peak_bytes()
-    assert SelectionFCNConfig(dtype="float32").peak_bytes() == pytest.approx(fcn.peak_bytes() / 2)
+    assert fcn_peak(SelectionFCNConfig(width=2 * fcn.width)) > fcn_peak(fcn)
+    assert fcn_peak(SelectionFCNConfig(dtype="float32")) == pytest.approx(fcn_peak(fcn) / 2)
 
 
 def test_words_for_sizes_and_durations() -> None:
@@ -104,7 +105,7 @@ def test_a_sweep_whose_largest_job_cannot_fit_is_refused_before_a_store_exists(
     assert not store.exists()
     attnsep.sweep("one-step", fixed=small, store=store, executor="inline")  # ~1 MB: runs
     job = base.get("one-step").config("quick", **big).model_dump(mode="json")
-    largest = max(OneStepConfig(d=2**20, m=m, seeds=2).peak_bytes() for m in (4, 64))
+    largest = max(one_step_peak(OneStepConfig(d=2**20, m=m, seeds=2)) for m in (4, 64))
     assert base.get("one-step").peak(job) == largest
     ray = SimpleNamespace(name="ray", workers=1)
     check_memory([Job("one-step", job)], ray, "sizes")  # not this machine: no check
@@ -112,4 +113,4 @@ def test_a_sweep_whose_largest_job_cannot_fit_is_refused_before_a_store_exists(
         "quick", settings=[[16, 4, 2]], width_fractions=[0.5, 2], kinds=["fcn"]
     )
     widest = SelectionFCNConfig(d=4, T=16, q=2, width=128, replicas=fcn.fcn_replicas, steps=1)
-    assert base.get("fcn-selection").peak(fcn.model_dump(mode="json")) == widest.peak_bytes()
+    assert base.get("fcn-selection").peak(fcn.model_dump(mode="json")) == fcn_peak(widest)

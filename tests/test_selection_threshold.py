@@ -12,10 +12,13 @@ import torch
 from attnsep.exact.family import best_family_loss
 from attnsep.exact.selection import per_sequence_loss
 from attnsep.metrics import stats
+from attnsep.metrics.laws import AFFINE_POLYLOG, LINEAR_LOG, POWER, exponent_draws
 from attnsep.positional_encodings import StochasticPE
 from attnsep.tasks.selection import TokenSelection
 from attnsep.train import selection_threshold as sel
 from attnsep.train.search import probe_matrix, smallest_passing
+from attnsep.train.stopping import Stopping
+from attnsep.train.threshold_laws import _rows_exponents, law_series, predictions
 
 T, Q, M, D = 9, 2, 6, 3
 
@@ -75,7 +78,7 @@ def test_zero_W_is_uniform_attention_with_a_finite_gradient():
 
 
 def test_training_converges_near_the_family_best():
-    training = sel.Training(batch=64, eval_size=1024, stopping=sel.Stopping(max_steps=1500))
+    training = sel.Training(batch=64, eval_size=1024, stopping=Stopping(max_steps=1500))
     run = sel.converge(16, 2, 8, 4, 2, 0, training)  # below the threshold: no early "reached"
     assert set(run.rules) <= {"near-best", "plateau"}
     assert all(0 < s <= 1500 for s in run.steps)
@@ -88,7 +91,7 @@ def test_training_converges_near_the_family_best():
 
 def test_training_does_not_depend_on_d():
     """The position block's loss is d times a d-free function of W: same run at every d."""
-    training = sel.Training(batch=32, eval_size=256, stopping=sel.Stopping(max_steps=200))
+    training = sel.Training(batch=32, eval_size=256, stopping=Stopping(max_steps=200))
     runs = [sel.converge(16, 2, 6, d, 2, 0, training) for d in (2, 8, 32)]
     assert all(r.steps == runs[0].steps and r.rules == runs[0].rules for r in runs)
     for r in runs[1:]:
@@ -101,7 +104,7 @@ def test_a_plateau_first_anneals_the_rate():
     ends no worse (the chunks that raise the monitor loss are undone)."""
 
     def run(anneals: int) -> sel.Converged:
-        stopping = sel.Stopping(max_steps=2000, anneals=anneals, near_best=1e-9, reached=1e-9)
+        stopping = Stopping(max_steps=2000, anneals=anneals, near_best=1e-9, reached=1e-9)
         return sel.converge(32, 2, 8, 4, 2, 0, sel.Training(batch=32, stopping=stopping))
 
     plain, annealed = run(0), run(3)
@@ -116,7 +119,7 @@ def test_a_plateau_first_anneals_the_rate():
 
 
 def test_trained_threshold_is_the_first_passing_probe():
-    training = sel.Training(batch=32, eval_size=256, stopping=sel.Stopping(max_steps=300))
+    training = sel.Training(batch=32, eval_size=256, stopping=Stopping(max_steps=300))
     rec = sel.trained_threshold(8, 2, 4, 2, 0, training, m_limit=64)
     sizes, outcomes = probe_matrix(rec["probes"])
     assert rec["m_star"] == stats.first_passing(sizes, outcomes.mean(axis=0), sel.RATE)
@@ -146,40 +149,40 @@ def synthetic(law, Ts, seeds=32, spread=(0.8, 1.0)):
 
 def test_law_series_decides_a_log_law_and_a_power_law():
     Ts = [16, 32, 64, 128, 256, 512]
-    log = sel.law_series(synthetic(lambda t: 40 + 60 * math.log(t), Ts))
+    log = law_series(synthetic(lambda t: 40 + 60 * math.log(t), Ts))
     assert log["comparison"]["decided"] == "paper"
     assert log["b"][1] <= 60 * 0.99 and log["b"][2] >= 60 * 0.8  # u_r in [0.8, 1]
     assert log["p"][1] <= 1 <= log["p"][2] and not log["flat"]
     # a + b (ln T)^p with p up to 4 follows T^0.6 over T <= 512 (both laws predict it), not T^0.9
-    power = sel.law_series(synthetic(lambda t: 20 * t**0.9, Ts))
+    power = law_series(synthetic(lambda t: 20 * t**0.9, Ts))
     assert power["comparison"]["decided"] == "rival"
     assert power["alpha"][1] <= 0.9 <= power["alpha"][2] + 0.02
-    shifted = sel.law_series(synthetic(lambda t: 40 + 60 * math.log(t), Ts), offset=10)
+    shifted = law_series(synthetic(lambda t: 40 + 60 * math.log(t), Ts), offset=10)
     assert shifted["m"] == [m + 10 for m in log["m"]]
     assert shifted["p"] == log["p"] and shifted["comparison"]["paper"]["inside"]
 
 
 def test_law_series_flags_a_flat_series_and_judges_the_prediction_with_its_band():
-    flat = sel.law_series(synthetic(lambda t: 2.5 + (t > 64), [8, 16, 32, 64, 128, 256]))
+    flat = law_series(synthetic(lambda t: 2.5 + (t > 64), [8, 16, 32, 64, 128, 256]))
     assert flat["flat"]
-    steps = sel.law_series(synthetic(lambda t: 2.5 + 4 * (t > 64), [8, 16, 32, 64, 128, 256]))
+    steps = law_series(synthetic(lambda t: 2.5 + 4 * (t > 64), [8, 16, 32, 64, 128, 256]))
     assert not steps["flat"]
-    log = sel.law_series(synthetic(lambda t: 40 + 60 * math.log(t), [16, 32, 64, 128]))
+    log = law_series(synthetic(lambda t: 40 + 60 * math.log(t), [16, 32, 64, 128]))
     band = log["comparison"]["paper"]["band"]
-    assert all(lo <= hi for lo, hi in band) and "the intervals ± 1" in sel.predictions(
+    assert all(lo <= hi for lo, hi in band) and "the intervals ± 1" in predictions(
         log["comparison"]["paper"]
     )
-    assert sel.law_series(synthetic(lambda t: 5 * t, [16, 32, 64]))["comparison"] is None
+    assert law_series(synthetic(lambda t: 5 * t, [16, 32, 64]))["comparison"] is None
 
 
-@pytest.mark.parametrize("law", [stats.AFFINE_POLYLOG, stats.POWER, stats.LINEAR_LOG])
+@pytest.mark.parametrize("law", [AFFINE_POLYLOG, POWER, LINEAR_LOG])
 def test_vectorized_exponents_equal_the_laws_own_fits(law):
     rng = np.random.default_rng(3)
     Ts = [8.0, 16.0, 32.0, 64.0, 128.0, 256.0]
     rows = np.array([9, 11, 13, 16, 18, 20], dtype=float) + rng.integers(-2, 3, (300, 6))
     rows[5, 2] = np.inf
-    fast = sel._rows_exponents(law, Ts, rows)
-    slow = stats.exponent_draws(law, Ts, rows)
+    fast = _rows_exponents(law, Ts, rows)
+    slow = exponent_draws(law, Ts, rows)
     assert np.isnan(fast[5]) and np.allclose(fast, slow, equal_nan=True)
 
 

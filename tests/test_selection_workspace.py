@@ -206,7 +206,7 @@ PINNED_RECORDS = [  # select_convergence.run at commit 7086ab4 (before the works
 
 
 def test_select_convergence_records_are_pinned() -> None:
-    config = select_convergence.Config(
+    config = select_convergence.config.Config(
         pe_dims=[8, 12],
         seeds=[0, 1],
         steps=30,
@@ -219,7 +219,7 @@ def test_select_convergence_records_are_pinned() -> None:
         paper_lr=0.5,
         products="float64",
     )
-    assert matches(select_convergence.run(config), PINNED_RECORDS)  # floats to 1e-12
+    assert matches(select_convergence.run.run(config), PINNED_RECORDS)  # floats to 1e-12
 
 
 @pytest.mark.parametrize(
@@ -252,8 +252,8 @@ def test_float32_products_need_the_law_drawn_steps() -> None:
 
 
 def test_the_work_count_grows_like_the_products_only_at_large_widths() -> None:
-    """B5.1's job (``select_convergence.b51_work``): ``B m²`` products with ``B ∝ m`` (8x per
+    """B5.1's job (``select_convergence.run.b51_work``): ``B m²`` products with ``B ∝ m`` (8x per
     doubling) against ``(q + 1) m`` draws per sequence (4x) and each step's fixed cost (1x)."""
-    config = select_convergence.Config().model_dump()
-    work = [select_convergence.b51_work(config, m) for m in (32, 64, 1024, 2048)]
+    config = select_convergence.config.Config().model_dump()
+    work = [select_convergence.run.b51_work(config, m) for m in (32, 64, 1024, 2048)]
     assert 1 < work[1] / work[0] < 4 < 6.5 < work[3] / work[2] < 8

@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 
 from attnsep.metrics import stats
+from attnsep.metrics.laws import LINEAR_LOG, POLYLOG, POWER, FixedPower, exponent_draws, parameters
+from attnsep.metrics.two_laws import compare_laws, held_out
 from attnsep.train.search import probe_matrix, smallest_passing
 
 D = 2.0 ** np.arange(6, 21)  # d = 2^6 ... 2^20, the sizes of SPEC A7.2
@@ -308,30 +310,30 @@ def test_always_failing_matrix_gives_inf():
 
 def test_power_law_exact_recovery():
     x = np.array([10.0, 20, 50, 100, 1000])
-    a, b = stats.POWER.fit(x, 3.0 * x**0.7)
+    a, b = POWER.fit(x, 3.0 * x**0.7)
     assert math.exp(a) == pytest.approx(3.0) and b == pytest.approx(0.7)
-    np.testing.assert_allclose(stats.POWER.predict((a, b), [5e4]), [3.0 * 5e4**0.7], rtol=1e-9)
+    np.testing.assert_allclose(POWER.predict((a, b), [5e4]), [3.0 * 5e4**0.7], rtol=1e-9)
 
 
 def test_polylog_exact_recovery():
-    a, p = stats.POLYLOG.fit(D, 1.5 * np.log(D) ** 2.5)
+    a, p = POLYLOG.fit(D, 1.5 * np.log(D) ** 2.5)
     assert math.exp(a) == pytest.approx(1.5) and p == pytest.approx(2.5)
     big = np.array([2.0**30])
-    np.testing.assert_allclose(stats.POLYLOG.predict((a, p), big), 1.5 * np.log(big) ** 2.5)
+    np.testing.assert_allclose(POLYLOG.predict((a, p), big), 1.5 * np.log(big) ** 2.5)
 
 
 def test_linear_log_exact_recovery():
     x = np.array([8.0, 16, 64, 256, 1024])
-    a, b = stats.LINEAR_LOG.fit(x, 2.0 + 3.0 * np.log(x))
+    a, b = LINEAR_LOG.fit(x, 2.0 + 3.0 * np.log(x))
     assert a == pytest.approx(2.0) and b == pytest.approx(3.0)
-    assert stats.LINEAR_LOG.predict((a, b), [math.e**4])[0] == pytest.approx(14.0)
+    assert LINEAR_LOG.predict((a, b), [math.e**4])[0] == pytest.approx(14.0)
 
 
 def test_min_exponent_holds_the_exponent_at_the_best_constrained_fit():
     x = 2.0 ** np.arange(4, 12)
     y = 2.0 * x**0.1
-    assert stats.POWER.fit(x, y, min_exponent=0.05)[1] == pytest.approx(0.1)  # not binding
-    a, b = stats.POWER.fit(x, y, min_exponent=0.25)
+    assert POWER.fit(x, y, min_exponent=0.05)[1] == pytest.approx(0.1)  # not binding
+    a, b = POWER.fit(x, y, min_exponent=0.25)
     assert b == 0.25
 
     def sse(a: float, b: float) -> float:
@@ -345,15 +347,15 @@ def test_min_exponent_holds_the_exponent_at_the_best_constrained_fit():
 
 def test_fit_needs_two_points_and_gives_nan_on_inf():
     with pytest.raises(ValueError):
-        stats.POWER.fit([10.0], [1.0])
-    params = stats.POWER.fit([10.0, 20, 40], [1.0, math.inf, 3.0])
+        POWER.fit([10.0], [1.0])
+    params = POWER.fit([10.0, 20, 40], [1.0, math.inf, 3.0])
     assert all(math.isnan(v) for v in params)
 
 
 def test_exponent_draws():
     x = [64.0, 128, 256, 512]
     rows = np.array([[2 * v**0.5 for v in x], [v**1.0 for v in x], [1.0, 2.0, math.inf, 4.0]])
-    b = stats.exponent_draws(stats.POWER, x, rows)
+    b = exponent_draws(POWER, x, rows)
     assert b[:2] == pytest.approx([0.5, 1.0]) and math.isnan(b[2])
     assert stats.interval(b, level=0.5)[1] == math.inf
 
@@ -367,19 +369,19 @@ def tight(y: np.ndarray, rel: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
 
 def test_held_out_fits_the_smaller_half():
     y = np.log(D) ** 2
-    result = stats.held_out(stats.POLYLOG, D, y, *tight(y))
+    result = held_out(POLYLOG, D, y, *tight(y))
     assert result["fitted_on"] == D[:7].tolist() and result["predicted_at"] == D[7:].tolist()
     np.testing.assert_allclose(result["predicted"], y[7:], rtol=1e-9)
     assert result["inside"] is True and result["min_exponent"] is None
     json.dumps(result, allow_nan=False)
     order = np.random.default_rng(0).permutation(len(D))  # input order does not matter
-    shuffled = stats.held_out(stats.POLYLOG, D[order], y[order], *(b[order] for b in tight(y)))
+    shuffled = held_out(POLYLOG, D[order], y[order], *(b[order] for b in tight(y)))
     assert shuffled == result
 
 
 def test_polylog_data_decide_for_the_paper():
     y = np.log(D) ** 2
-    result = stats.compare_laws(stats.POLYLOG, stats.POWER, D, y, *tight(y), 0.25)
+    result = compare_laws(POLYLOG, POWER, D, y, *tight(y), 0.25)
     assert result["decided"] == "paper"
     assert result["rival"]["min_exponent"] == 0.25 and result["rival"]["params"][1] >= 0.25
     json.dumps(result, allow_nan=False)
@@ -387,32 +389,32 @@ def test_polylog_data_decide_for_the_paper():
 
 def test_power_data_decide_for_the_rival():
     y = D**0.5
-    result = stats.compare_laws(stats.POLYLOG, stats.POWER, D, y, *tight(y), 0.25)
+    result = compare_laws(POLYLOG, POWER, D, y, *tight(y), 0.25)
     assert result["decided"] == "rival"
     assert result["rival"]["params"][1] == pytest.approx(0.5)
 
 
 def test_wide_intervals_fit_both():
     y = np.log(D) ** 2
-    result = stats.compare_laws(stats.POLYLOG, stats.POWER, D, y, y / 10, y * 10, 0.25)
+    result = compare_laws(POLYLOG, POWER, D, y, y / 10, y * 10, 0.25)
     assert result["decided"] == "both"
 
 
 def test_neither_law_predicts_a_jump():
     y = np.log(D) ** 2
     y[7:] *= 100  # the larger half jumps far above both extrapolations
-    result = stats.compare_laws(stats.POLYLOG, stats.POWER, D, y, *tight(y), 0.25)
+    result = compare_laws(POLYLOG, POWER, D, y, *tight(y), 0.25)
     assert result["decided"] == "neither"
 
 
 def test_fewer_than_three_sizes_raise():
     x, y = D[:2], np.log(D[:2]) ** 2
     with pytest.raises(ValueError):
-        stats.held_out(stats.POLYLOG, x, y, *tight(y))
+        held_out(POLYLOG, x, y, *tight(y))
     with pytest.raises(ValueError):
-        stats.compare_laws(stats.POLYLOG, stats.POWER, x, y, *tight(y), 0.25)
+        compare_laws(POLYLOG, POWER, x, y, *tight(y), 0.25)
     x, y = D[:3], np.log(D[:3]) ** 2  # three sizes: fit on two, predict one
-    assert stats.compare_laws(stats.POLYLOG, stats.POWER, x, y, *tight(y))["decided"] in (
+    assert compare_laws(POLYLOG, POWER, x, y, *tight(y))["decided"] in (
         "paper",
         "both",
     )
@@ -422,14 +424,14 @@ def test_an_unreached_large_size_is_never_inside():
     y = np.log(D) ** 2
     low, high = tight(y)
     y[-1], low[-1], high[-1] = math.inf, 1e9, math.inf  # never reached within the limit
-    assert stats.compare_laws(stats.POLYLOG, stats.POWER, D, y, low, high)["decided"] == "neither"
+    assert compare_laws(POLYLOG, POWER, D, y, low, high)["decided"] == "neither"
 
 
 def test_compare_laws_is_json_safe_when_a_small_size_is_unreached():
     """A claim's extras are written with ``json.dumps(allow_nan=False)`` (report/html.py)."""
     y = np.log(D) ** 2
     y[0] = math.inf  # m* beyond the search limit at the smallest d (plausible in `quick`)
-    result = stats.compare_laws(stats.POLYLOG, stats.POWER, D, y, *tight(y), 0.25)
+    result = compare_laws(POLYLOG, POWER, D, y, *tight(y), 0.25)
     assert result["decided"] == "neither"
     json.dumps(result, allow_nan=False)  # nan is stored as None
 
@@ -445,7 +447,7 @@ def test_claim_rejects_an_unknown_verdict():
 def test_claim_carries_estimates_and_extras():
     estimates = [stats.rate_estimate("success", 60, 64), stats.estimate("m*", 32, 16, math.inf)]
     y = np.log(D) ** 2
-    laws = stats.compare_laws(stats.POLYLOG, stats.POWER, D, y, *tight(y), 0.25)
+    laws = compare_laws(POLYLOG, POWER, D, y, *tight(y), 0.25)
     for verdict in stats.OUTCOMES:
         c = stats.claim(verdict, "one sentence.", "m* = 32", "the rule", estimates, laws=laws)
         assert c["verdict"] == verdict and c["estimates"] == estimates and c["laws"] is laws
@@ -481,15 +483,15 @@ def test_vectorized_bootstrap_and_fits_match_their_loops(resamples):
     xs = [64.0, 128.0, 256.0, 512.0, 1024.0]
     rows = np.round(rng.uniform(10, 30, (300, 5)))
     rows[::40, 4] = np.inf
-    for law in (stats.POWER, stats.POLYLOG, stats.LINEAR_LOG):
+    for law in (POWER, POLYLOG, LINEAR_LOG):
         loop = [law.fit(xs, r)[1] if np.isfinite(r).all() else math.nan for r in rows]
         np.testing.assert_allclose(
-            stats.exponent_draws(law, xs, rows), loop, rtol=1e-9, atol=1e-12, equal_nan=True
+            exponent_draws(law, xs, rows), loop, rtol=1e-9, atol=1e-12, equal_nan=True
         )
 
 
 def test_fixed_power_fits_one_constant_and_refits_as_it_predicts():
-    law = stats.FixedPower(2.0)
+    law = FixedPower(2.0)
     xs = [16.0, 32.0, 64.0]
     params = law.fit(xs, [3 * x**2 for x in xs])
     assert params == (pytest.approx(math.log(3)), 2.0) and law.exponent(params) == 2.0
@@ -499,11 +501,11 @@ def test_fixed_power_fits_one_constant_and_refits_as_it_predicts():
     refits = law.refit_predict(np.array(xs), rows, at, None)
     expected = [law.predict(law.fit(xs, row), at) for row in rows]
     np.testing.assert_allclose(refits, expected)
-    assert stats.parameters(law) == 1 and law.formula == "c·x^2"
+    assert parameters(law) == 1 and law.formula == "c·x^2"
     # held out: c d predicts linear data, c d^2 does not
     ds = [16.0, 32.0, 64.0, 128.0, 256.0, 512.0]
     ns = [40 * d for d in ds]
-    both = stats.compare_laws(stats.FixedPower(1.0), law, ds, ns, ns, ns, grid="half-octave")
+    both = compare_laws(FixedPower(1.0), law, ds, ns, ns, ns, grid="half-octave")
     assert both["decided"] == "paper"
 
 

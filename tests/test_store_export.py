@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 import attnsep
+from attnsep.engine.frame import one_kind, records_frame
 from attnsep.engine.records import CELL, record_dicts, record_table
-from attnsep.engine.store import one_kind, records_frame
 from cli_support import attnsep as cli
 
 # ``seeds`` is an integer in the one-step experiment and a list in length-generalization.

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from attnsep import api
-from attnsep.engine.store import APPLICATION_ID, SCHEMA_VERSION, Store, inspect
+from attnsep.engine.store import Store
+from attnsep.engine.store_state import APPLICATION_ID, SCHEMA_VERSION, inspect
 from engine_support import TINY, attnsep, file_digest, one_line
 
 DATA = Path(__file__).parent / "data"

@@ -47,7 +47,7 @@ def test_fitting_takes_the_first_short_enough_text():
 
 def test_b51_summaries():
     def judged(recs, config=b51.CONFIG):
-        return b51.exp.verdict(recs, config)
+        return b51.exp.verdict.verdict(recs, config)
 
     assert summary(judged(b51.records()), stats.REPRODUCED) == (
         "GD within 1.1x of the family's best to m_p=512; worst 1.02"
@@ -60,7 +60,7 @@ def test_b51_summaries():
     assert summary(tilted, stats.INCONCLUSIVE) == "cos(W, W*) < 0.98 on a seed at m_p=128"
     few = judged(b51.records(seeds=2))
     assert summary(few, stats.INCONCLUSIVE) == "needs 4 seeds per width, got 2"
-    assert judged([], b51.exp.Config())["summary"] == "no B5.1 records (pe_dims empty)"
+    assert judged([], b51.exp.config.Config())["summary"] == "no B5.1 records (pe_dims empty)"
 
 
 def test_b51b_summaries():
@@ -87,13 +87,13 @@ def test_b52_summaries():
     power = b52.judged(b52.records(b52.power_law, b52.STANDARD))
     summary(power, stats.NOT_REPRODUCED, "grows like T^alpha", "3 of 3 series")
     Ts = [32, 64, 128]
-    few = b52.judged(b52.records(b52.polylog_law, Ts), b52.select_width.Config(T_values=Ts))
+    few = b52.judged(b52.records(b52.polylog_law, Ts), b52.select_width.config.Config(T_values=Ts))
     assert summary(few, stats.INCONCLUSIVE) == "only 3 values of T; the growth rules need 4"
-    config = b52.select_width.Config(T_values=b52.STANDARD, q_values=[2])
+    config = b52.select_width.config.Config(T_values=b52.STANDARD, q_values=[2])
     unreached = b52.judged(b52.records(b52.power_law, b52.STANDARD, qs=(2,), limit=512), config)
     summary(unreached, stats.INCONCLUSIVE, "not reached at q=2, d=8")
     with calibration.simulating():
-        simulated = b52.judged(b52.records(b52.polylog_law, Ts), b52.select_width.Config())
+        simulated = b52.judged(b52.records(b52.polylog_law, Ts), b52.select_width.config.Config())
     assert simulated["summary"] == "simulated"
 
 
@@ -121,7 +121,7 @@ def test_b55_summaries():
 
 def test_b53_summaries():
     def judged(recs):
-        return b53.exp.verdict(recs, b53.CONFIG)
+        return b53.exp.verdict.verdict(recs, b53.CONFIG)
 
     passing = judged(b53.records(b53.near_trained, b53.fails_ood))
     summary(passing, stats.REPRODUCED, "stochastic PE <= 0.292x uniform to 8T", "fixed PE >=")
@@ -175,11 +175,11 @@ def test_b53c_summaries():
 
 
 def test_b53d_summary():
-    claim = b53d.exp.verdict(b53d.records(), b53d.CONFIG)
+    claim = b53d.exp.verdict.verdict(b53d.records(), b53d.CONFIG)
     assert summary(claim, stats.FINDING) == (
         "at T' = 500: stochastic PE 0.459x, fixed PE 0.917x uniform"
     )
-    assert b53d.exp.verdict([], b53d.CONFIG)["summary"] == "no test length was measured"
+    assert b53d.exp.verdict.verdict([], b53d.CONFIG)["summary"] == "no test length was measured"
 
 
 # --- B5.6 and B5.7 -------------------------------------------------------------------------------

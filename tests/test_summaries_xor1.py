@@ -21,7 +21,7 @@ import test_verdict_xor_sample_baselines as tb
 from attnsep.exact import gf2
 from attnsep.experiments import xor_attention_maps as maps
 from attnsep.experiments import xor_heads, xor_kparity, xor_one_step, xor_samples
-from attnsep.experiments import xor_sample_baselines_verdict as sv
+from attnsep.experiments.xor_sample_baselines import verdict as sv
 from attnsep.metrics import stats
 
 
@@ -47,25 +47,25 @@ def short(claim: dict) -> str:
     ],
 )
 def test_one_step_summaries(schedule, fixed, seeds, outcome, want):
-    claim = xor_one_step.verdict(to.records(schedule, fixed, seeds), to.CONFIG)
+    claim = xor_one_step.verdict.verdict(to.records(schedule, fixed, seeds), to.CONFIG)
     assert claim["verdict"] == outcome
     assert short(claim).startswith(want)
     assert "d=1048576" in short(claim) or "rises" in want  # the largest d, or the drop's end
 
 
 def test_one_step_summary_of_one_size_and_of_no_schedule():
-    one = xor_one_step.verdict([to.record("schedule", 2**20, 128)], to.CONFIG)
+    one = xor_one_step.verdict.verdict([to.record("schedule", 2**20, 128)], to.CONFIG)
     assert short(one) == "lower bound 0.971 >= 0.9, but one size shows no trend in d"
-    rising = xor_one_step.verdict(to.records([128, 127, 125, 122], [128] * 4), to.CONFIG)
+    rising = xor_one_step.verdict.verdict(to.records([128, 127, 125, 122], [128] * 4), to.CONFIG)
     assert short(rising) == "failure rate rises with ln d (z = 2.90 > 1.96)"
     assert "z = 2.90" in rising["reason"]
     fixed = [r for r in to.records([128] * 4, [128] * 4) if r["series"] == "fixed"]
-    assert "was not run" in short(xor_one_step.verdict(fixed, to.CONFIG))
+    assert "was not run" in short(xor_one_step.verdict.verdict(fixed, to.CONFIG))
 
 
 # --- A7.3, A7.3b, A7.3c ------------------------------------------------------------------------
 
-ONE_SIZE = maps.Config(seeds=8, paper_sizes=[])
+ONE_SIZE = maps.config.Config(seeds=8, paper_sizes=[])
 
 
 def test_attention_maps_reproduced_names_softmax_lowest_rate_and_the_companions():
@@ -75,7 +75,7 @@ def test_attention_maps_reproduced_names_softmax_lowest_rate_and_the_companions(
         *tm.paper_maps(tm.SQUARE),
         *tm.paper_maps(tm.SHALLOW),
     ]
-    claim = maps.verdict(records, tm.CONFIG)
+    claim = maps.verdict.verdict(records, tm.CONFIG)
     assert claim["verdict"] == stats.REPRODUCED
     assert short(claim) == "softmax 1 step, rate >= 0.969; linear, erf >= 10x steps"
     beyond, shallow = claim["companions"]
@@ -134,14 +134,14 @@ def test_attention_maps_reproduced_names_softmax_lowest_rate_and_the_companions(
         ),
         (
             tm.paper_maps(tm.SHALLOW),
-            maps.Config(d=256, m=32, paper_sizes=[]),
+            maps.config.Config(d=256, m=32, paper_sizes=[]),
             stats.INCONCLUSIVE,
             "no size with m >= d was run",
         ),
     ],
 )
 def test_attention_maps_summaries(records, config, outcome, want):
-    claim = maps.verdict(records, config)
+    claim = maps.verdict.verdict(records, config)
     assert claim["verdict"] == outcome
     assert short(claim) == want
 
@@ -154,12 +154,12 @@ def test_the_property_finding_names_what_separates_the_maps():
         tm.record("normalized-erf", [None] * 64, 0, ceiling_value=0.05),
         tm.record("shifted-erf", [1] * 64, 59),
     ]
-    (beyond,) = maps.verdict(one, ONE_SIZE)["companions"]
+    (beyond,) = maps.verdict.verdict(one, ONE_SIZE)["companions"]
     assert short(beyond) == "shift invariance singles out the maps that learn"
-    (pair,) = maps.verdict(tp.learners_and_failers(), tp.CONFIG)["companions"]
+    (pair,) = maps.verdict.verdict(tp.learners_and_failers(), tp.CONFIG)["companions"]
     assert short(pair) == "ceiling >= needed and normalized single them out"
     records = [*tp.learners_and_failers(), tp.never("sparsemax")]
-    (closest,) = maps.verdict(records, tp.CONFIG)["companions"]
+    (closest,) = maps.verdict.verdict(records, tp.CONFIG)["companions"]
     assert short(closest) == "no single property or pair separates learners from failers"
     confounded = [
         tm.softmax(),
@@ -167,7 +167,7 @@ def test_the_property_finding_names_what_separates_the_maps():
         tm.record("erf", [None] * 64, 0),
         tm.record("shifted-erf", [1] * 64, 59),
     ]
-    (many,) = maps.verdict(confounded, ONE_SIZE)["companions"]
+    (many,) = maps.verdict.verdict(confounded, ONE_SIZE)["companions"]
     assert short(many) == "confounded properties single out the maps that learn"
 
 
@@ -175,7 +175,7 @@ def test_the_property_finding_names_what_separates_the_maps():
 
 
 def test_head_specialization_reproduced_gives_a_and_c_with_their_numbers():
-    claim = xor_heads.verdict(th.records([240, 245, 250]), th.CONFIG)
+    claim = xor_heads.verdict.verdict(th.records([240, 245, 250]), th.CONFIG)
     assert claim["verdict"] == stats.REPRODUCED
     assert short(claim) == "(a) rate >= 0.9 (low >= 0.8); (c) ratio low 1.274 >= 1.2"
     assert "1024: 1.274" in claim["reason"]
@@ -228,7 +228,7 @@ def moved_ratio() -> list[dict]:
     ],
 )
 def test_head_specialization_summaries_name_the_condition_that_decides(rows, outcome, want):
-    claim = xor_heads.verdict(rows, th.CONFIG)
+    claim = xor_heads.verdict.verdict(rows, th.CONFIG)
     assert claim["verdict"] == outcome
     assert short(claim).startswith(want)
 
@@ -239,7 +239,8 @@ def test_a_missing_independent_series_is_named():
         for r in th.records([240, 245, 250])
         if not (r["init"] == "independent" and r["d"] == 4096)
     ]
-    assert short(xor_heads.verdict(rows, th.CONFIG)) == "(b) the independent init not run at d=4096"
+    claim = xor_heads.verdict.verdict(rows, th.CONFIG)
+    assert short(claim) == "(b) the independent init not run at d=4096"
 
 
 # --- A1.k --------------------------------------------------------------------------------------
@@ -251,9 +252,9 @@ def test_kparity_summary_gives_the_collapse_against_the_target():
     assert short(missed) == "collapse: capped step 0.078 > 0.05, plain GD 0.188"
     assert "at most 0.078" in missed["reason"]
     steps_only = [tk.spread(d=d, k=4, seed=d) for d in (16, 32)]
-    claim = xor_kparity.finding(steps_only, xor_kparity.Config())
+    claim = xor_kparity.verdict.verdict(steps_only, xor_kparity.config.Config())
     assert short(claim) == "k=4, capped step: median steps to success 4 over d"
-    assert short(xor_kparity.finding([], xor_kparity.Config())) == "no job was run"
+    assert short(xor_kparity.verdict.verdict([], xor_kparity.config.Config())) == "no job was run"
 
 
 # --- A7.5, A7.5b -------------------------------------------------------------------------------
@@ -264,7 +265,7 @@ def test_kparity_summary_gives_the_collapse_against_the_target():
     [
         (lambda d: 600 * d, ts.STANDARD, 2**40, stats.REPRODUCED, "n*'s upper end <= "),
         (
-            lambda d: 3 * xor_samples.edge(d),
+            lambda d: 3 * xor_samples.search.edge(d),
             ts.STANDARD,
             2**40,
             stats.NOT_REPRODUCED,
@@ -289,7 +290,7 @@ def test_kparity_summary_gives_the_collapse_against_the_target():
 )
 def test_finite_samples_summaries(law, ds, n_max, outcome, want):
     spread = (0.2, 1.0) if outcome == stats.REPRODUCED else (0.8, 1.0)
-    config = xor_samples.Config(n_max=n_max)
+    config = xor_samples.config.Config(n_max=n_max)
     claim = ts.judged(ts.records(law, ds, spread=spread, n_max=n_max), config)
     assert claim["verdict"] == outcome
     assert short(claim).startswith(want)
@@ -339,10 +340,10 @@ def test_baselines_summary_gives_the_exponents_or_a_departing_elimination():
         {"method": "pairs", "d": d, "samples": [int(math.log2(d * (d - 1) / 2)) + 4] * 50}
         for d in (8, 16, 32)
     ]
-    claim = sv.finding(records, config)
+    claim = sv.verdict(records, config)
     assert short(claim) == "n* ~ d^alpha: elimination 0.79, pairs 0.29"
     assert "elimination alpha = 0.79" in claim["reason"] and "agrees" in claim["reason"]
-    departs = sv.finding(tb.records_for(lambda d: 2 * d), config)
+    departs = sv.verdict(tb.records_for(lambda d: 2 * d), config)
     assert short(departs) == "elimination DEPARTS from its exact law (5.21 x DKW)"
     assert "5.21 x the DKW 95% band" in departs["reason"]
-    assert short(sv.finding([], config)) == "no method was run"
+    assert short(sv.verdict([], config)) == "no method was run"

@@ -18,8 +18,7 @@ import test_verdict_xor_fixed_embeddings as tfe
 import test_verdict_xor_one_head as to
 import test_verdict_xor_rotated_basis as tr
 from attnsep.experiments import fcn_selection, separation_xor, xor_one_head, xor_rotated_basis
-from attnsep.experiments import xor_thresholds as xt
-from attnsep.metrics import calibration, stats
+from attnsep.metrics import calibration, growth, stats
 
 NUMBER = re.compile(r"\d+(?:\.\d+)?(?:e[+-]\d+)?")
 
@@ -81,7 +80,7 @@ def test_separation_xor_names_a_size_never_reached():
     recs = tsx.records(tsx.polylog, tsx.fcn_width, sizes=[64, 128, 256, 512])
     recs[0] = tsx.record("transformer", 64, tsx.polylog, never=0.5)
     claim = tsx.judged(recs)
-    assert claim["decided"] == xt.UNREACHED
+    assert claim["decided"] == growth.UNREACHED
     assert summary(claim) == "the transformer never reached the target at d=64"
 
 
@@ -94,9 +93,9 @@ def test_separation_xor_names_a_size_never_reached():
     ],
 )
 def test_the_fcn_checks_summary_follows_its_outcome(interval, expected):
-    a = separation_xor.analyse(tsx.records(tsx.polylog, tsx.fcn_width, sizes=[64, 128]))
+    a = separation_xor.analysis.analyse(tsx.records(tsx.polylog, tsx.fcn_width, sizes=[64, 128]))
     a["fcn_alpha"] = (sum(interval) / 2, *interval)
-    assert summary(separation_xor.fcn_check(a)) == expected
+    assert summary(separation_xor.check.fcn_check(a)) == expected
 
 
 # --- A7.8 ffnn-width -------------------------------------------------------------------------
@@ -180,7 +179,9 @@ def _heads(d: int, two: int, seeds: int = 20) -> dict:
 
 
 def test_one_head_summaries():
-    one = xor_one_head.verdict.verdict([_heads(64, 18)], xor_one_head.config.Config(d_values=[64], seeds=20))
+    one = xor_one_head.verdict.verdict(
+        [_heads(64, 18)], xor_one_head.config.Config(d_values=[64], seeds=20)
+    )
     assert summary(one) == "two heads: 18/20 after one step; one head: 0 runs"
     config = xor_one_head.config.Config(d_values=[64, 256], seeds=20)
     both = xor_one_head.verdict.verdict([_heads(256, 19), _heads(64, 10)], config)
@@ -191,13 +192,13 @@ def test_one_head_summaries():
 
 
 def test_rotated_basis_summaries():
-    config = xor_rotated_basis.Config()
-    alike = xor_rotated_basis.verdict(tr._records([0.03] * 9 + [0.3] * 11), config)
+    config = xor_rotated_basis.config.Config()
+    alike = xor_rotated_basis.verdict.verdict(tr._records([0.03] * 9 + [0.3] * 11), config)
     assert summary(alike) == "transformer: axis 0.94, rotated 0; MLP: no rate gap"
-    differ = xor_rotated_basis.verdict(tr._records([0.3] * 20), config)
+    differ = xor_rotated_basis.verdict.verdict(tr._records([0.3] * 20), config)
     assert summary(differ) == "transformer: axis 0.94, rotated 0; MLP: rate gap at some d"
     mlp = [r for r in tr._records([0.3] * 20) if r["model"] == "mlp"]
-    assert summary(xor_rotated_basis.verdict(mlp, config)) == (
+    assert summary(xor_rotated_basis.verdict.verdict(mlp, config)) == (
         "MLP: axis 0.5, rotated 0; rate gap at some d"
     )
 
@@ -221,16 +222,16 @@ def test_separation_select_summaries():
 def test_fcn_selection_summaries():
     data = tfs.records(tfs.CONFIG.settings, [4, 12, 16])
     checked = sum(r["model"] == "fcn" and r["floor"] > 0 for r in data)
-    confirmed = fcn_selection.verdict(data, tfs.CONFIG)
+    confirmed = fcn_selection.verdict.verdict(data, tfs.CONFIG)
     assert summary(confirmed) == (
         f"no FCN narrower than Td below the floor by 3 s.e. ({checked} nets)"
     )
     victim = next(r for r in data if r["model"] == "fcn" and r["width"] == 24 and r["T"] == 24)
     victim["loss"] = victim["floor"] - 4 * victim["stderr"]
-    below = fcn_selection.verdict(data, tfs.CONFIG)
+    below = fcn_selection.verdict.verdict(data, tfs.CONFIG)
     assert summary(below) == "1 FCN(s) below the floor by 3 s.e., e.g. width 24"
     with calibration.simulating():
-        assert fcn_selection.verdict(data, tfs.CONFIG)["summary"] == "simulated"
+        assert fcn_selection.verdict.verdict(data, tfs.CONFIG)["summary"] == "simulated"
     wide = [r for r in data if r["width"] >= r["T"] * r["d"]]
-    nothing = fcn_selection.verdict(wide, tfs.CONFIG)
+    nothing = fcn_selection.verdict.verdict(wide, tfs.CONFIG)
     assert summary(nothing) == "no trained FCN is narrower than Td: nothing was checked"

@@ -12,14 +12,14 @@ import torch
 
 from attnsep.exact.parity import population_loss
 from attnsep.experiments import xor_attention_maps as maps
-from attnsep.experiments import xor_maps_ceiling as ceiling
-from attnsep.experiments import xor_maps_stats as numbers
+from attnsep.experiments.xor_attention_maps import ceiling
+from attnsep.experiments.xor_attention_maps import stats as numbers
 from attnsep.metrics import stats
 from attnsep.models.query_heads import QueryHeads, initial_queries
 from attnsep.tasks.parity import SparseParity
 from attnsep.train.parity import gradient_descent, population_objective
 
-CONFIG = maps.Config(seeds=8, budget=1000, eta_exponents=[4.0, 6.0])
+CONFIG = maps.config.Config(seeds=8, budget=1000, eta_exponents=[4.0, 6.0])
 """The default sizes: every map at d = 64, m = 128; the papers' maps at d = 64, m = 64 (both
 judged) and at d = 256, m = 32 (A7.3c)."""
 MAIN, SQUARE, SHALLOW = (64, 128), (64, 64), (256, 32)
@@ -100,9 +100,9 @@ def test_agreeing_records_reproduce_linear_by_learning_erf_by_expressivity() -> 
         *paper_maps(SQUARE),
         *paper_maps(SHALLOW),  # m < d: A7.3c only
     ]
-    claim = maps.verdict(records, CONFIG)
+    claim = maps.verdict.verdict(records, CONFIG)
     assert claim["verdict"] == stats.REPRODUCED, claim["reason"]
-    assert claim["criterion"] == maps.CRITERION and "version 3" in claim["criterion"]
+    assert claim["criterion"] == maps.verdict.CRITERION and "version 3" in claim["criterion"]
     reason = claim["reason"]
     assert reason.startswith("At d = 64, m = 128: softmax reaches") and "d = 64, m = 64" in reason
     assert "d = 256" not in reason  # judged at m >= d only
@@ -131,14 +131,15 @@ def test_agreeing_records_reproduce_linear_by_learning_erf_by_expressivity() -> 
 
 def test_the_m_below_d_run_is_an_expressivity_finding() -> None:
     records = [*paper_maps(MAIN), *paper_maps(SQUARE), *paper_maps(SHALLOW)]
-    (shallow,) = maps.verdict(records, CONFIG)["companions"]  # no map beyond the papers: no A7.3b
+    # no map beyond the papers: no A7.3b
+    (shallow,) = maps.verdict.verdict(records, CONFIG)["companions"]
     assert shallow["claim"] == "A7.3c" and shallow["verdict"] == stats.FINDING
     reason = shallow["reason"]
     assert reason.startswith("At d = 256, m = 32, linear (ceiling 0.034 [0.034, 0.034]; never")
     assert "cannot put on one position half the 0.47 the target needs" in reason
     assert "expressivity, not learning" in reason and "softmax (ceiling 1 [1, 1]; 1 step," in reason
     assert {e["name"].split(":")[0] for e in shallow["estimates"]} == {
-        f"{n} (d = 256, m = 32)" for n in maps.PAPER_MAPS
+        f"{n} (d = 256, m = 32)" for n in maps.config.PAPER_MAPS
     }
 
 
@@ -149,7 +150,7 @@ def test_a_paper_rival_matching_softmax_at_one_size_does_not_reproduce() -> None
         record("linear", [2] * 64, 60, size=SQUARE),
         record("erf", [None] * 64, 0, size=SQUARE),
     ]
-    claim = maps.verdict(records, CONFIG)
+    claim = maps.verdict.verdict(records, CONFIG)
     assert claim["verdict"] == stats.NOT_REPRODUCED
     assert claim["reason"].startswith("At d = 64, m = 64: linear reaches the target")
 
@@ -158,12 +159,14 @@ def test_a_rival_matching_softmax_where_it_cannot_represent_the_target_is_not_ju
     """At m < d the old criterion's defect would decide A7.3 by expressivity; now a size with
     m < d never decides it, whatever its records say."""
     shallow = [softmax(size=SHALLOW), record("linear", [2] * 64, 60, size=SHALLOW)]
-    claim = maps.verdict([*paper_maps(MAIN), *paper_maps(SQUARE), *shallow], CONFIG)
+    claim = maps.verdict.verdict([*paper_maps(MAIN), *paper_maps(SQUARE), *shallow], CONFIG)
     assert claim["verdict"] == stats.REPRODUCED, claim["reason"]
 
 
 def test_no_size_with_m_at_least_d_is_inconclusive() -> None:
-    claim = maps.verdict(paper_maps(SHALLOW), maps.Config(d=256, m=32, paper_sizes=[]))
+    claim = maps.verdict.verdict(
+        paper_maps(SHALLOW), maps.config.Config(d=256, m=32, paper_sizes=[])
+    )
     assert claim["verdict"] == stats.INCONCLUSIVE
     assert claim["reason"].startswith("No size with m >= d was run")
 
@@ -171,7 +174,7 @@ def test_no_size_with_m_at_least_d_is_inconclusive() -> None:
 def test_only_rivals_that_cannot_represent_the_target_is_inconclusive() -> None:
     """erf alone, whose weights stay below 1 / d: its failure is expressivity, not learning."""
     records = [softmax(), record("erf", [None] * 64, 0)]
-    claim = maps.verdict(records, maps.Config(seeds=8, paper_sizes=[]))
+    claim = maps.verdict.verdict(records, maps.config.Config(seeds=8, paper_sizes=[]))
     assert claim["verdict"] == stats.INCONCLUSIVE
     assert "the comparison measures expressivity, not learning" in claim["reason"]
 
@@ -184,7 +187,7 @@ def test_a_map_beyond_the_papers_does_not_decide_a73() -> None:
         record("normalized-erf", [None] * 64, 0, ceiling_value=0.05),
         record("shifted-erf", [1] * 64, 59),
     ]
-    claim = maps.verdict(records, maps.Config(seeds=8, paper_sizes=[]))
+    claim = maps.verdict.verdict(records, maps.config.Config(seeds=8, paper_sizes=[]))
     assert claim["verdict"] == stats.REPRODUCED, claim["reason"]
     (beyond,) = claim["companions"]
     # at m >= d linear reaches the needed weight and still fails: the ceiling no longer
@@ -207,14 +210,16 @@ def test_a_finding_that_no_property_separates() -> None:
         record("normalized-erf", [3] * 64, 60),
         record("shifted-erf", [None] * 64, 0),
     ]
-    (beyond,) = maps.verdict(records, maps.Config(seeds=8, paper_sizes=[]))["companions"]
+    (beyond,) = maps.verdict.verdict(records, maps.config.Config(seeds=8, paper_sizes=[]))[
+        "companions"
+    ]
     assert "no single property" in beyond["reason"]
 
 
 def test_overlapping_specialization_with_few_seeds_is_inconclusive() -> None:
     # never reaches the target, but 4 of 8 against 8 of 8: the Wilson intervals overlap
     records = [softmax(8, 8), record("linear", [None] * 8, 4), record("erf", [None] * 8, 0)]
-    claim = maps.verdict(records, maps.Config(seeds=8, paper_sizes=[]))
+    claim = maps.verdict.verdict(records, maps.config.Config(seeds=8, paper_sizes=[]))
     assert claim["verdict"] == stats.INCONCLUSIVE
     assert "linear" in claim["reason"] and "more seeds" in claim["reason"]
     assert "linear by learning" in claim["reason"]
@@ -222,24 +227,27 @@ def test_overlapping_specialization_with_few_seeds_is_inconclusive() -> None:
 
 def test_softmax_missing_its_own_part_at_one_size_is_inconclusive() -> None:
     slow = [record("softmax", [2] * 64, 62, size=SQUARE), *paper_maps(SQUARE)[1:]]
-    claim = maps.verdict([*paper_maps(MAIN), *slow], CONFIG)
+    claim = maps.verdict.verdict([*paper_maps(MAIN), *slow], CONFIG)
     assert claim["verdict"] == stats.INCONCLUSIVE
     assert claim["reason"].startswith("At d = 64, m = 64: softmax misses its own part")
     assert "(reproduced at d = 64, m = 128:" in claim["reason"]
     low_rate = [softmax(64, 50, size=SQUARE), *paper_maps(SQUARE)[1:]]
-    assert maps.verdict([*paper_maps(MAIN), *low_rate], CONFIG)["verdict"] == stats.INCONCLUSIVE
+    assert (
+        maps.verdict.verdict([*paper_maps(MAIN), *low_rate], CONFIG)["verdict"]
+        == stats.INCONCLUSIVE
+    )
 
 
 def test_fast_but_separated_rival_is_inconclusive() -> None:
     records = [softmax(), record("linear", [3] * 64, 5), record("erf", [None] * 64, 0)]
-    claim = maps.verdict(records, maps.Config(seeds=8, paper_sizes=[]))
+    claim = maps.verdict.verdict(records, maps.config.Config(seeds=8, paper_sizes=[]))
     assert claim["verdict"] == stats.INCONCLUSIVE
     assert "linear" in claim["reason"] and "disagree" in claim["reason"]
 
 
 def test_a_map_diverging_everywhere_is_inconclusive() -> None:
     dead = {**record("linear", [None] * 64, 0), "best": None}
-    claim = maps.verdict([softmax(), dead], maps.Config(seeds=8, paper_sizes=[]))
+    claim = maps.verdict.verdict([softmax(), dead], maps.config.Config(seeds=8, paper_sizes=[]))
     assert claim["verdict"] == stats.INCONCLUSIVE
     assert "linear: diverged at every eta" in claim["measured"]
 
@@ -254,8 +262,8 @@ def test_median_steps_interval_is_a_bootstrap_over_replicas() -> None:
 
 
 def test_jobs_one_per_map_and_size() -> None:
-    config = maps.Config(maps=["softmax", "linear", "shifted-erf"])
-    jobs = [(j.d, j.m, *j.maps) for j in maps.split(config)]
+    config = maps.config.Config(maps=["softmax", "linear", "shifted-erf"])
+    jobs = [(j.d, j.m, *j.maps) for j in maps.run.split(config)]
     assert jobs == [
         (64, 128, "softmax"),
         (64, 128, "linear"),
@@ -265,9 +273,9 @@ def test_jobs_one_per_map_and_size() -> None:
         (256, 32, "softmax"),
         (256, 32, "linear"),
     ]
-    assert all(j.paper_sizes == [] for j in maps.split(config))
-    assert maps.work(config.model_dump()) == sum(
-        maps.work(j.model_dump()) for j in maps.split(config)
+    assert all(j.paper_sizes == [] for j in maps.run.split(config))
+    assert maps.run.work(config.model_dump()) == sum(
+        maps.run.work(j.model_dump()) for j in maps.run.split(config)
     )
 
 
@@ -330,8 +338,10 @@ def test_below_d_linear_stays_below_what_the_target_needs() -> None:
 
 
 def test_a_run_records_the_ceilings_of_its_embeddings() -> None:
-    config = maps.Config(d=16, m=8, seeds=3, seed=5, maps=["linear"], budget=2, paper_sizes=[])
-    (rec,) = maps.run(config)
+    config = maps.config.Config(
+        d=16, m=8, seeds=3, seed=5, maps=["linear"], budget=2, paper_sizes=[]
+    )
+    (rec,) = maps.run.run(config)
     direct = ceiling.replica_ceilings(QueryHeads.sample(5, 3, 16, 8).V, "linear")
     np.testing.assert_array_equal(rec["ceiling"], direct)
 
@@ -387,19 +397,19 @@ def test_calibration_at_the_standard_sizes() -> None:
 
 def test_hypotheses_simulate_the_judged_sizes() -> None:
     config = maps.EXPERIMENT.config("quick")
-    hyp = numbers.hypotheses(standard_records(), config)
+    hyp = maps.calibration.hypotheses(standard_records(), config)
     rng = np.random.default_rng(0)
     paper, rival = hyp.paper(config, rng), hyp.rival(config, rng)
     assert [(r["attention"], r["d"], r["m"]) for r in paper] == [
-        (n, *size) for size in (MAIN, SQUARE) for n in maps.PAPER_MAPS
+        (n, *size) for size in (MAIN, SQUARE) for n in maps.config.PAPER_MAPS
     ]
     assert all(len(r["best"]["steps"]) == config.seeds for r in paper + rival)
     assert all(len(r["ceiling"]) == config.seeds for r in paper + rival)
     assert all(s is None for s in paper[2]["best"]["steps"])
     assert sum(s == 1 for s in rival[1]["best"]["steps"]) >= config.seeds // 2
     assert rival[2]["ceiling"][0] == pytest.approx(1 / 64)  # erf keeps its own ceiling
-    assert maps.verdict(paper, config)["verdict"] == stats.REPRODUCED
-    assert maps.verdict(rival, config)["verdict"] == stats.NOT_REPRODUCED
+    assert maps.verdict.verdict(paper, config)["verdict"] == stats.REPRODUCED
+    assert maps.verdict.verdict(rival, config)["verdict"] == stats.NOT_REPRODUCED
 
 
 def test_best_eta_rule() -> None:
@@ -407,7 +417,7 @@ def test_best_eta_rule() -> None:
         return {"median_steps": steps, "median_loss": loss}
 
     ranked = sorted(
-        [point(None, 0.0), point(3, 0.5), point(3, 0.1), point(5, 0.0)], key=maps.rank_key
+        [point(None, 0.0), point(3, 0.5), point(3, 0.1), point(5, 0.0)], key=maps.run.rank_key
     )
     assert ranked[0] == point(3, 0.1) and ranked[-1] == point(None, 0.0)
 
@@ -425,7 +435,7 @@ def setup(name: str, seeds: int = 4, d: int = 16, m: int = 8):
 @pytest.mark.parametrize("name", ["softmax", "normalized-erf"])
 def test_descent_losses_are_the_losses_after_each_step(name: str) -> None:
     _, objective, theta0 = setup(name)
-    descent = maps.Descent(objective, theta0, 300.0)
+    descent = maps.run.Descent(objective, theta0, 300.0)
     descent.run_to(2)  # extending a run continues it exactly
     descent.run_to(5)
     theta, before = gradient_descent(objective, theta0, 300.0, 5)
@@ -437,7 +447,9 @@ def test_descent_losses_are_the_losses_after_each_step(name: str) -> None:
 
 
 def test_steps_to_target_per_replica() -> None:
-    descent = maps.Descent(lambda t: (t[:, 0, 0], torch.zeros_like(t)), torch.ones(3, 2, 1), 1.0)
+    descent = maps.run.Descent(
+        lambda t: (t[:, 0, 0], torch.zeros_like(t)), torch.ones(3, 2, 1), 1.0
+    )
     descent.losses = [
         torch.tensor(v, dtype=torch.float64) for v in ([1, 1, 1], [0.5, 1, 1], [0, 1, 0.001])
     ]
@@ -446,10 +458,10 @@ def test_steps_to_target_per_replica() -> None:
 
 
 def test_a_diverging_eta_is_recorded_and_never_chosen() -> None:
-    config = maps.Config(
+    config = maps.config.Config(
         d=16, m=8, seeds=3, maps=["linear"], budget=30, eta_exponents=[0.0, 12.0], paper_sizes=[]
     )
-    (rec,) = maps.run(config)
+    (rec,) = maps.run.run(config)
     huge = next(p for p in rec["curve"] if p["exponent"] == 12.0)
     assert huge["diverged"] and huge["diverged_at"] is not None and huge["median_loss"] is None
     assert rec["best"]["exponent"] == 0.0
@@ -465,8 +477,8 @@ def test_screen_then_refine_runs_the_budget_only_at_the_best_ranked() -> None:
         eta_exponents=[1.0, 3.0, 5.0],
         paper_sizes=[],
     )
-    (screened,) = maps.run(maps.Config(**base, screen_steps=4, refine=1))
-    (everything,) = maps.run(maps.Config(**base, screen_steps=None))
+    (screened,) = maps.run.run(maps.config.Config(**base, screen_steps=4, refine=1))
+    (everything,) = maps.run.run(maps.config.Config(**base, screen_steps=None))
     horizons = sorted(p["horizon"] for p in screened["curve"])
     assert horizons == [4, 4, 12]
     refined = next(p for p in screened["curve"] if p["horizon"] == 12)

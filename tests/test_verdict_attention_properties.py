@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 from attnsep.experiments import xor_attention_maps as maps
-from attnsep.experiments import xor_maps_finding as finding
-from attnsep.experiments.xor_maps_ceiling import needed_weight, replica_ceilings
+from attnsep.experiments.xor_attention_maps import finding
+from attnsep.experiments.xor_attention_maps.ceiling import needed_weight, replica_ceilings
 from attnsep.metrics import stats
 from attnsep.models.query_heads import QueryHeads
 from test_verdict_attention_maps import record, softmax
 
-CONFIG = maps.Config(seeds=8, paper_sizes=[])
+CONFIG = maps.config.Config(seeds=8, paper_sizes=[])
 LOW_CEILINGS = {
     "linear": 0.03,
     "erf": 0.03,
@@ -56,10 +56,10 @@ def learners_and_failers() -> list[dict]:
 
 
 def test_a_pair_of_properties_singles_out_the_learners() -> None:
-    claim = maps.verdict(learners_and_failers(), CONFIG)
+    claim = maps.verdict.verdict(learners_and_failers(), CONFIG)
     # A7.3 stays on softmax, linear and erf: here neither rival can represent the target
     assert claim["verdict"] == stats.INCONCLUSIVE and "expressivity" in claim["reason"]
-    assert {e["name"].split(" (")[0] for e in claim["estimates"]} == set(maps.PAPER_MAPS)
+    assert {e["name"].split(" (")[0] for e in claim["estimates"]} == set(maps.config.PAPER_MAPS)
     (beyond,) = claim["companions"]
     reason = beyond["reason"]
     pair = "a ceiling that reaches the needed weight and normalized weights"
@@ -82,7 +82,7 @@ def test_a_pair_of_properties_singles_out_the_learners() -> None:
 
 def test_an_exception_is_named_when_nothing_separates_exactly() -> None:
     records = [*learners_and_failers(), never("sparsemax")]  # normalized, one-hot, fails
-    (beyond,) = maps.verdict(records, CONFIG)["companions"]
+    (beyond,) = maps.verdict.verdict(records, CONFIG)["companions"]
     assert (
         "no single property or pair of properties separates them; the closest: a ceiling that "
         "reaches the needed weight and normalized weights holds for the maps that learn and not "
@@ -93,7 +93,7 @@ def test_an_exception_is_named_when_nothing_separates_exactly() -> None:
 def test_one_property_can_single_them_out() -> None:
     records = [softmax(), never("linear"), low("floored-softmax", [1] * 64, 60)]
     records += [never("normalized-sigmoid"), never("normalized-softplus")]
-    (beyond,) = maps.verdict(records, CONFIG)["companions"]
+    (beyond,) = maps.verdict.verdict(records, CONFIG)["companions"]
     assert ": a ceiling that reaches the needed weight singles them out" in beyond["reason"]
 
 
@@ -134,10 +134,10 @@ def test_at_m_at_least_d_the_capped_normalized_maps_reach_one(name: str) -> None
 
 def test_presets_add_the_separating_maps() -> None:
     quick, standard, full = (maps.EXPERIMENT.config(p) for p in ("quick", "standard", "full"))
-    assert len(set(quick.maps) - set(maps.Config().maps)) <= 1  # quick stays cheap
+    assert len(set(quick.maps) - set(maps.config.Config().maps)) <= 1  # quick stays cheap
     for config in (standard, full):
-        assert set(maps.SEPARATORS) <= set(config.maps)
-        assert config.maps[:3] == list(maps.PAPER_MAPS)
+        assert set(maps.config.SEPARATORS) <= set(config.maps)
+        assert config.maps[:3] == list(maps.config.PAPER_MAPS)
 
 
 def test_presets_judge_at_m_at_least_d_and_keep_an_expressivity_size() -> None:
@@ -146,16 +146,16 @@ def test_presets_judge_at_m_at_least_d_and_keep_an_expressivity_size() -> None:
     for preset in ("quick", "standard", "full"):
         config = maps.EXPERIMENT.config(preset)
         assert config.m >= config.d
-        sizes = [(d, m) for d, m, _ in maps.sizes(config)]
+        sizes = [(d, m) for d, m, _ in maps.config.sizes(config)]
         assert sum(m >= d for d, m in sizes) >= 2 and sum(m < d for d, m in sizes) >= 1
 
 
 def test_every_added_map_runs_through_the_experiment() -> None:
-    config = maps.Config(
+    config = maps.config.Config(
         d=16, m=8, seeds=2, budget=4, screen_steps=None, eta_exponents=[2.0, 4.0]
-    ).model_copy(update={"maps": list(maps.SEPARATORS)})
-    records = maps.run(config)
-    assert [r["attention"] for r in records] == list(maps.SEPARATORS)
+    ).model_copy(update={"maps": list(maps.config.SEPARATORS)})
+    records = maps.run.run(config)
+    assert [r["attention"] for r in records] == list(maps.config.SEPARATORS)
     for r in records:
         assert r["best"] is not None or all(p["diverged"] for p in r["curve"])
         if r["best"] is not None:

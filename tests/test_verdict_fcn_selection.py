@@ -12,7 +12,7 @@ from attnsep.experiments import fcn_selection as exp
 from attnsep.metrics import stats
 from attnsep.train.search import Probe
 
-CONFIG = exp.Config(settings=[(16, 4, 1), (24, 4, 2), (64, 2, 2)])
+CONFIG = exp.config.Config(settings=[(16, 4, 1), (24, 4, 2), (64, 2, 2)])
 
 
 def fcn(setting, width, replica, above=1.5, stderr=0.01):
@@ -43,14 +43,14 @@ def selector(setting, threshold, replicas=4):
 def records(settings, thresholds, above=1.5):
     out = []
     for setting, m_p in zip(settings, thresholds, strict=True):
-        for w in exp.widths(setting, [0.25, 0.5, 1.0, 1.5]):
+        for w in exp.config.widths(setting, [0.25, 0.5, 1.0, 1.5]):
             out += [fcn(setting, w, e, above) for e in range(2)]
         out.append(selector(setting, m_p))
     return out
 
 
 def test_nets_on_or_above_the_floor_are_confirmed():
-    claim = exp.verdict(records(CONFIG.settings, [4, 12, 16]), CONFIG)
+    claim = exp.verdict.verdict(records(CONFIG.settings, [4, 12, 16]), CONFIG)
     assert claim["verdict"] == stats.CONFIRMED and claim["kind"] == "check", claim["reason"]
     names = [e["name"] for e in claim["estimates"]]
     assert "transformer width needed (T=16, d=4, q=1)" in names
@@ -66,7 +66,7 @@ def test_an_fcn_below_the_floor_fails_the_check_as_a_bug():
     data = records(CONFIG.settings, [4, 12, 16])
     victim = next(r for r in data if r["model"] == "fcn" and r["width"] == 24 and r["T"] == 24)
     victim["loss"] = victim["floor"] - 4 * victim["stderr"]
-    claim = exp.verdict(data, CONFIG)
+    claim = exp.verdict.verdict(data, CONFIG)
     assert claim["verdict"] == stats.CHECK_FAILED and claim["kind"] == "check"
     assert "width 24" in claim["reason"] and "bug in attnsep" in claim["reason"]
 
@@ -75,22 +75,22 @@ def test_within_three_standard_errors_is_not_below():
     data = records(CONFIG.settings, [4, 12, 16])
     victim = next(r for r in data if r["model"] == "fcn" and r["width"] == 24 and r["T"] == 24)
     victim["loss"] = victim["floor"] - 2 * victim["stderr"]
-    assert exp.verdict(data, CONFIG)["verdict"] == stats.CONFIRMED
+    assert exp.verdict.verdict(data, CONFIG)["verdict"] == stats.CONFIRMED
 
 
 def test_no_net_narrower_than_Td_checks_nothing():
     data = [r for r in records(CONFIG.settings, [4, 12, 16]) if r["width"] >= r["T"] * r["d"]]
-    claim = exp.verdict(data, CONFIG)
+    claim = exp.verdict.verdict(data, CONFIG)
     assert claim["verdict"] == stats.CHECK_FAILED and "nothing was" in claim["reason"]
 
 
 def test_the_transformer_width_is_reported_not_decided():
     """Part D's transformer bound (width needed <= 0.25 Td) is a number beside the check: a
     transformer needing more, or a single setting, leaves it confirmed."""
-    wide = exp.verdict(records(CONFIG.settings, [4, 40, 16]), CONFIG)  # 4 + 40 > 0.25 * 96
+    wide = exp.verdict.verdict(records(CONFIG.settings, [4, 40, 16]), CONFIG)  # 4 + 40 > 0.25 * 96
     assert wide["verdict"] == stats.CONFIRMED, wide["reason"]
     assert "(T=24, d=4, q=2) no" in wide["measured"]
-    one = exp.verdict(records(CONFIG.settings[:1], [4]), CONFIG)
+    one = exp.verdict.verdict(records(CONFIG.settings[:1], [4]), CONFIG)
     assert one["verdict"] == stats.CONFIRMED
 
 
@@ -100,7 +100,7 @@ def test_noisy_transformer_replicas_widen_the_reported_interval():
     at_16 = next(p for p in t["probes"] if p["size"] == 16)
     at_16["outcomes"] = [1, 1, 0, 0]  # passes (half), but resampled replicas often do not
     t["probes"].append({**at_16, "size": 32, "outcomes": [1, 1, 1, 1]})  # 2 + 32 > 0.25 * 128
-    claim = exp.verdict(data, CONFIG)
+    claim = exp.verdict.verdict(data, CONFIG)
     width = next(
         e for e in claim["estimates"] if e["name"].startswith("transformer width needed (T=64")
     )
@@ -112,9 +112,10 @@ def test_fcn_width_needed_is_the_first_grid_width_reaching_the_target():
     setting = (16, 4, 1)  # target 0.2 x uniform = 0.75
     losses = {16: (3.0, 3.0), 32: (2.0, 2.0), 64: (0.7, 0.9), 96: (0.1, 0.1)}
     nets = [{**fcn(setting, w, e), "loss": pair[e]} for w, pair in losses.items() for e in range(2)]
-    assert exp._fcn_width_needed(nets) == (96, 64, 96)  # mean 0.8 at 64; replica 0 alone: 64
+    # mean 0.8 at 64; replica 0 alone: 64
+    assert exp.verdict._fcn_width_needed(nets) == (96, 64, 96)
     never = [{**r, "loss": 3.0} for r in nets]
-    assert exp._fcn_width_needed(never) == (math.inf, math.inf, math.inf)
+    assert exp.verdict._fcn_width_needed(never) == (math.inf, math.inf, math.inf)
 
 
 # --- error rates (SPEC Part E) -----------------------------------------------------------------
@@ -131,7 +132,7 @@ def standard_records(seed=0):
     rng = np.random.default_rng(seed)
     out = []
     for setting, ratio in zip(STANDARD.settings, (1.06, 1.17, 1.3), strict=True):
-        grid = exp.widths(setting, STANDARD.width_fractions)
+        grid = exp.config.widths(setting, STANDARD.width_fractions)
         excess = (ratio - 1) * fcn(setting, grid[0], 0)["floor"]
         for w in grid:
             for e in range(STANDARD.fcn_replicas):
@@ -155,7 +156,7 @@ def test_error_rates_at_the_standard_sizes():
 
 
 def test_the_hypotheses_hold_the_floor_or_break_it_by_the_margin():
-    hyp = exp.hypotheses(standard_records(), STANDARD)
+    hyp = exp.calibration.hypotheses(standard_records(), STANDARD)
     rng = np.random.default_rng(2)
     paper, rival = hyp.paper(STANDARD, rng), hyp.rival(STANDARD, rng)
     for sims in (paper, rival):
@@ -169,10 +170,10 @@ def test_the_hypotheses_hold_the_floor_or_break_it_by_the_margin():
 
 
 def test_a_rival_net_below_the_floor_is_caught_and_a_paper_net_is_not():
-    hyp = exp.hypotheses(standard_records(), STANDARD)
+    hyp = exp.calibration.hypotheses(standard_records(), STANDARD)
     with stats.resampling(50):
-        rival = exp.verdict(hyp.rival(STANDARD, np.random.default_rng(3)), STANDARD)
-        paper = exp.verdict(hyp.paper(STANDARD, np.random.default_rng(3)), STANDARD)
+        rival = exp.verdict.verdict(hyp.rival(STANDARD, np.random.default_rng(3)), STANDARD)
+        paper = exp.verdict.verdict(hyp.paper(STANDARD, np.random.default_rng(3)), STANDARD)
     assert rival["verdict"] == stats.CHECK_FAILED and "below the floor" in rival["reason"]
     assert paper["verdict"] == stats.CONFIRMED, paper["reason"]
 
@@ -187,9 +188,9 @@ def test_fcn_width_needed_draws_are_the_bootstrap_of_the_replicas():
     table = np.array([[r["loss"] for r in nets if r["replica"] == e] for e in range(2)])
 
     def needed(draw):
-        means = draw[0].mean(axis=0) <= exp.TARGET * nets[0]["uniform"]
+        means = draw[0].mean(axis=0) <= exp.config.TARGET * nets[0]["uniform"]
         return stats.first_passing(grid, means.astype(float), 1.0)
 
     expected = stats.interval(stats.bootstrap([table], needed))
     assert expected == (64, 96)  # replica 0 alone reaches the target at 64, replica 1 at 96
-    assert exp._fcn_width_needed(nets) == (96, *expected)
+    assert exp.verdict._fcn_width_needed(nets) == (96, *expected)

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from attnsep.experiments import xor_thresholds as xt
-from attnsep.metrics import calibration, stats
+from attnsep.experiments.xor_growth_text import growth_reason
+from attnsep.metrics import calibration, growth, stats
 
 SIZES = [2.0**k for k in range(8, 19, 2)]
 
@@ -61,7 +62,7 @@ def test_a_polylog_law_sides_with_the_paper_and_a_power_law_with_the_rival():
     power = 2 * np.asarray(SIZES) ** 0.4
     g = xt.growth_test(SIZES, power, noisy(power), 0.25)
     assert g["decided"] == "rival" and g["curvature"]["larger"]["low"] >= 0.25
-    assert "sides with the power law" in xt.growth_reason(g, len(SIZES), 0.25)
+    assert "sides with the power law" in growth_reason(g, len(SIZES), 0.25)
 
 
 def test_noise_decides_nothing_and_too_few_or_unreached_sizes_are_named():
@@ -70,7 +71,7 @@ def test_noise_decides_nothing_and_too_few_or_unreached_sizes_are_named():
     assert xt.growth_test(SIZES[:3], polylog[:3], noisy(polylog[:3]), 0.25) == {"decided": None}
     opened = polylog.copy()
     opened[-1] = math.inf
-    assert xt.growth_test(SIZES, opened, noisy(opened), 0.25)["decided"] == xt.UNREACHED
+    assert xt.growth_test(SIZES, opened, noisy(opened), 0.25)["decided"] == growth.UNREACHED
 
 
 def test_a_small_misfit_of_the_paper_law_does_not_decide():
@@ -80,7 +81,7 @@ def test_a_small_misfit_of_the_paper_law_does_not_decide():
     rounded = np.round(5 * np.log(SIZES) ** 0.6)
     draws = np.tile(rounded, (400, 1))
     g = xt.growth_test(SIZES, rounded, draws, 0.25)
-    assert g["decided"] == "paper", xt.growth_reason(g, len(SIZES), 0.25)
+    assert g["decided"] == "paper", growth_reason(g, len(SIZES), 0.25)
 
 
 def test_plateau_failures_are_fresh_at_every_probe():

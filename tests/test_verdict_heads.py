@@ -15,20 +15,20 @@ import torch
 
 from attnsep.embeddings import sphere_embeddings
 from attnsep.experiments import xor_one_step
-from attnsep.experiments.xor_heads import (
-    EXPERIMENT,
+from attnsep.experiments.xor_heads import EXPERIMENT
+from attnsep.experiments.xor_heads.calibration import (
     PAPER_RATIO,
-    RATIO_BAR,
     RIVAL_RATE,
     RIVAL_RATIO,
-    Config,
-    alignment,
-    initial_state,
+    summary_record,
+)
+from attnsep.experiments.xor_heads.config import Config
+from attnsep.experiments.xor_heads.run import alignment, initial_state, split
+from attnsep.experiments.xor_heads.verdict import (
+    RATIO_BAR,
     median_ranks,
     rate_difference,
     ratio_median,
-    split,
-    summary_record,
     verdict,
 )
 from attnsep.metrics import calibration, stats
@@ -47,7 +47,7 @@ def summary(
 ) -> dict:
     """A summary record; its ratios uniform on ``median ± 0.2``."""
     ratios = median + np.random.default_rng(d).uniform(-0.2, 0.2, seeds)
-    m = 32 if series == "fixed" else xor_one_step.schedule_m(d, 0.5)
+    m = 32 if series == "fixed" else xor_one_step.config.schedule_m(d, 0.5)
     return summary_record(series, init, d, m, hits, seeds - hits, ratios, hits)
 
 
@@ -246,7 +246,7 @@ def test_the_measured_ratio_is_the_step_s_score_change_and_eta_cancels():
 
 def test_the_schedule_is_the_one_step_schedule():
     config = EXPERIMENT.config("standard")
-    assert config.schedule_scale == xor_one_step.Config().schedule_scale
+    assert config.schedule_scale == xor_one_step.config.Config().schedule_scale
     assert config.schedule_d_values == SCHEDULE and config.seeds_schedule == 256
     jobs = split(config)
     assert len(jobs) == 2 * (3 + 5)

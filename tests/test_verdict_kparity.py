@@ -64,7 +64,7 @@ def test_the_collapse_rate_and_the_steps_among_the_non_collapsed():
     """10 collapsed and 4 stuck of 64: the collapse rate is 10/64 with its Wilson interval, the
     stuck rate 4/64, and the median steps run over the 54 others (the stuck ones infinite)."""
     rec = spread(collapsed_count=10, stuck=4)
-    p = kp.point(rec)
+    p = kp.verdict.point(rec)
     assert p["best_exponent"] == -2.0 and p["collapsed"] == 10
     assert p["collapse"] == pytest.approx((10 / 64, *stats.wilson(10, 64)))
     assert p["stuck"] == pytest.approx(4 / 64)
@@ -73,7 +73,7 @@ def test_the_collapse_rate_and_the_steps_among_the_non_collapsed():
     assert p["steps"][1] <= p["steps"][0] <= p["steps"][2] < math.inf
     # a replica that succeeded is never counted collapsed, whatever its heads do afterwards
     rec["collapsed"] = [[True, True]] * 64
-    assert kp.point(rec)["collapsed"] == 14  # the 14 unreached only
+    assert kp.verdict.point(rec)["collapsed"] == 14  # the 14 unreached only
 
 
 def test_the_steps_interval_is_the_bootstrap_of_the_median():
@@ -91,15 +91,15 @@ def test_the_best_step_size():
     """Fewest median steps; then the larger share succeeding; then the smaller step."""
     inf = math.inf
     faster = np.array([[5.0, 3], [5, 3], [6, inf]])
-    assert kp.best_index(faster, EXPS) == 1
+    assert kp.verdict.best_index(faster, EXPS) == 1
     more_reached = np.array([[inf, inf], [inf, 4], [inf, inf]])
-    assert kp.best_index(more_reached, EXPS) == 1
+    assert kp.verdict.best_index(more_reached, EXPS) == 1
     tie = np.array([[3.0, 3], [4, 4], [5, 5]])
-    assert kp.best_index(tie, [0.0, -2.0]) == 1  # the smaller step
+    assert kp.verdict.best_index(tie, [0.0, -2.0]) == 1  # the smaller step
 
 
 def test_every_replica_collapsed_leaves_no_steps():
-    claim = kp.finding([spread(seeds=8, collapsed_count=8)], kp.Config())
+    claim = kp.verdict.verdict([spread(seeds=8, collapsed_count=8)], kp.config.Config())
     json.dumps(claim, allow_nan=False)
     steps = next(e for e in claim["estimates"] if e["name"].endswith("(non-collapsed)"))
     assert steps["value"] is None
@@ -119,7 +119,7 @@ def finding(capped_collapsed: dict[int, int], plain_collapsed: int = 12):
             recs.append(
                 spread(collapsed_count=plain_collapsed, d=d, rule="constant", gradient=gradient)
             )
-    claim = kp.finding(recs, kp.Config())
+    claim = kp.verdict.verdict(recs, kp.config.Config())
     json.dumps(claim, allow_nan=False)
     return claim
 
@@ -171,7 +171,9 @@ def test_the_capped_step_removes_the_collapse_of_a_hand_made_near_tie():
     exps = [-4.0, -2.0, 0.0, 2.0]
     eta = torch.tensor([2.0**j * default_train_eta(8, 3, 1.0) for j in exps], dtype=torch.float64)
     plain = collapse.Runs(V, support, theta, len(exps), 1.0, 1).run(eta, 200, None, 0.1)
-    capped = collapse.Runs(V, support, theta, len(exps), 1.0, 1).run(eta, 200, kp.SCORE_CAP, 0.1)
+    capped = collapse.Runs(V, support, theta, len(exps), 1.0, 1).run(
+        eta, 200, kp.config.SCORE_CAP, 0.1
+    )
     assert plain.first[0, 2:].tolist() == [-1, -1] and plain.fold[0, 2:].all()
     assert (capped.first >= 1).all() and (capped.first <= 5).all() and not capped.fold.any()
 
@@ -193,9 +195,9 @@ def test_no_score_moves_by_more_than_the_cap():
 def test_without_a_cap_it_runs_what_grid_descent_runs():
     """The same steps to success and one-step successes, and the same collapse where a run never
     succeeds (it stops moving once it has: ``grid_descent`` keeps stepping it)."""
-    config = kp.Config(seeds=16, seed=1, eta_exponents=[-6.0, -4.0, -2.0], budget=30)
-    base = kp.train_config(3, 16, 8, config)
-    etas = kp.etas(3, 16, config)
+    config = kp.config.Config(seeds=16, seed=1, eta_exponents=[-6.0, -4.0, -2.0], budget=30)
+    base = kp.run.train_config(3, 16, 8, config)
+    etas = kp.run.etas(3, 16, config)
     a, b = grid_descent(base, etas, 30), collapse.capped_descent(base, etas, 30, None)
     np.testing.assert_array_equal(a.first, b.first)
     np.testing.assert_array_equal(a.one_step, b.one_step)
@@ -247,10 +249,10 @@ def test_on_a_small_real_run_the_capped_step_does_not_collapse():
     """``k = 3``, ``d = 32``, 64 replicas, ``eta = 2^-2 d^k ln d``, budget 30: plain GD
     collapses in many replicas (measured 22 of 64), the capped step in none (measured), a
     difference of more than 3 standard errors."""
-    config = kp.Config(seeds=64, seed=0, eta_exponents=[-2.0], budget=30)
+    config = kp.config.Config(seeds=64, seed=0, eta_exponents=[-2.0], budget=30)
     rates = {}
     for rule in ("constant", "capped"):
-        got, shared = kp.descend(kp.Job(3, 32, 32, "d", rule, "population"), config)
+        got, shared = kp.run.descend(kp.run.Job(3, 32, 32, "d", rule, "population"), config)
         rates[rule] = float((shared & (got.first < 0)).mean())
     se = math.sqrt(rates["constant"] * (1 - rates["constant"]) / 64)
     assert rates["capped"] <= 1 / 64 and rates["constant"] - rates["capped"] > 3 * se, rates
@@ -260,7 +262,7 @@ def test_on_a_small_real_run_the_capped_step_does_not_collapse():
 
 
 def test_jobs_split_and_a_tiny_run(tmp_path):
-    config = kp.Config(
+    config = kp.config.Config(
         series=[{"k": 3, "d_values": [8, 16, 32]}],
         m_values=[4],
         width_k=3,
@@ -273,45 +275,45 @@ def test_jobs_split_and_a_tiny_run(tmp_path):
         samples_d_max=16,
         samples_eta_exponents=[-4.0],
     )
-    jobs = kp.jobs(config)
+    jobs = kp.run.jobs(config)
     fixed = [(j.d, j.rule) for j in jobs if j.gradient == "fixed"]
     assert fixed == [(8, "constant"), (8, "capped"), (16, "constant"), (16, "capped")]
     assert [(j.m, j.rule) for j in jobs if j.role == "m"] == [(4, "constant"), (4, "capped")]
     assert len(jobs) == 3 * 2 + 4 + 2
-    parts = kp.split(config)
-    assert [kp.jobs(p) for p in parts] == [[j] for j in jobs]
-    recs = [r for part in parts for r in kp.run(part)]
-    assert recs == kp.run(config)  # a job's records do not depend on the split
+    parts = kp.run.split(config)
+    assert [kp.run.jobs(p) for p in parts] == [[j] for j in jobs]
+    recs = [r for part in parts for r in kp.run.run(part)]
+    assert recs == kp.run.run(config)  # a job's records do not depend on the split
     json.dumps(recs, allow_nan=False)
     for r in recs:
         grid = 1 if r["gradient"] == "fixed" else 2
         assert len(r["steps"]) == 4 and all(len(row) == grid for row in r["steps"])
         assert all(s is None or 0 <= s <= 6 for row in r["steps"] for s in row)
         assert r["samples"] == (64 if r["gradient"] == "fixed" else None)
-    claim = kp.finding(recs, config)
+    claim = kp.verdict.verdict(recs, config)
     assert claim["verdict"] == stats.FINDING and "m=4" in claim["measured"]
-    paths = kp.figure(recs, config, tmp_path)
+    paths = kp.figure.figure(recs, config, tmp_path)
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in paths)
     for preset in ("quick", "standard", "full"):
         kp.EXPERIMENT.config(preset)
-        assert kp.work(kp.EXPERIMENT.config(preset).model_dump())["population"] > 0
+        assert kp.run.work(kp.EXPERIMENT.config(preset).model_dump())["population"] > 0
 
 
 def test_the_init_reaches_the_runs_and_k2_keeps_the_antisymmetric_start():
     """``init`` (SPEC A2's *choice* for ``k >= 3``) is used for ``k >= 3`` and named in each
     record; ``k = 2`` starts anti-symmetric whatever it says. Fixed seeds: a difference seen
     once is seen every time."""
-    assert kp.Config().init == "antisymmetric"
+    assert kp.config.Config().init == "antisymmetric"
     series = [{"k": 2, "d_values": [8]}, {"k": 3, "d_values": [8]}]
     common = dict(series=series, m=8, seeds=16, eta_exponents=[-4.0], budget=8, rules=["constant"])
     common["gradients"] = ["population"]
-    frame_config = kp.Config(**common, init="orthogonal")
-    simplex, frame = kp.run(kp.Config(**common)), kp.run(frame_config)
+    frame_config = kp.config.Config(**common, init="orthogonal")
+    simplex, frame = kp.run.run(kp.config.Config(**common)), kp.run.run(frame_config)
     assert [r["init"] for r in simplex] == ["antisymmetric", "antisymmetric"]
     assert [r["init"] for r in frame] == ["antisymmetric", "orthogonal"]
     assert frame[0] == simplex[0]
     assert frame[1]["steps"] != simplex[1]["steps"]
-    assert "orthogonal start at k >= 3" in kp.finding(frame, frame_config)["criterion"]
+    assert "orthogonal start at k >= 3" in kp.verdict.verdict(frame, frame_config)["criterion"]
 
 
 @pytest.mark.parametrize("init", ["antisymmetric", "orthogonal"])
@@ -325,10 +327,10 @@ def test_starts_with_distinct_preferences_rarely_collapse(init):
     from attnsep.train.xor_train import initial_state
 
     d, seeds = 32, 128
-    config = kp.Config(
+    config = kp.config.Config(
         series=[{"k": 3, "d_values": [d]}], seeds=seeds, eta_exponents=[-4.0], budget=30, init=init
     )
-    got, _ = kp.descend(kp.Job(3, d, config.m, "d", "constant", "population"), config)
+    got, _ = kp.run.descend(kp.run.Job(3, d, config.m, "d", "constant", "population"), config)
     start = XorTrainConfig(d=d, m=config.m, k=3, seeds=seeds, init=init, device="cpu")
     model, support, theta = initial_state(start, "cpu", torch.float64)
     top = support_mass(model.weights(theta), support).argmax(dim=2).sort(dim=1).values

@@ -10,16 +10,11 @@ import numpy as np
 import pytest
 
 from attnsep.experiments import base
-from attnsep.experiments.xor_one_step import (
-    EXPERIMENT,
-    RIVAL_END,
-    Config,
-    failure_trend,
-    schedule_m,
-    seeds_to_decide,
-    split,
-    verdict,
-)
+from attnsep.experiments.xor_one_step import EXPERIMENT
+from attnsep.experiments.xor_one_step.calibration import RIVAL_END
+from attnsep.experiments.xor_one_step.config import Config, schedule_m
+from attnsep.experiments.xor_one_step.run import split
+from attnsep.experiments.xor_one_step.verdict import failure_trend, seeds_to_decide, verdict
 from attnsep.metrics import calibration, stats
 
 CONFIG = Config()

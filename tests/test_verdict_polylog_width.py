@@ -12,9 +12,10 @@ import pytest
 
 from attnsep.experiments import xor_width
 from attnsep.metrics import calibration, stats
+from attnsep.metrics.laws import POLYLOG, POWER, exponent_draws
 from attnsep.train.search import probe_matrix, smallest_passing
 
-CONFIG = xor_width.Config(target=0.9)
+CONFIG = xor_width.config.Config(target=0.9)
 STANDARD = [2**8, 2**10, 2**12, 2**14, 2**16, 2**18]
 
 
@@ -29,7 +30,7 @@ def records(law, ds, seeds=64, spread=(0.8, 1.0), plateau=1.0, never=0.0, limit=
         need = np.ceil(law(d) * rng.uniform(*spread, seeds))
         need[rng.random(seeds) < never] = np.inf
         config = CONFIG.model_copy(update={"seeds": seeds, "m_limit": limit})
-        out.append(xor_width.search_record(_evaluate(need, plateau, rng), d, config))
+        out.append(xor_width.run.search_record(_evaluate(need, plateau, rng), d, config))
     return out
 
 
@@ -49,7 +50,7 @@ def power(d):
 
 
 def judged(recs, config=CONFIG):
-    claim = xor_width.verdict(recs, config)
+    claim = xor_width.verdict.verdict(recs, config)
     json.dumps(claim, allow_nan=False)  # the claim is plain, finite JSON
     return claim
 
@@ -125,7 +126,7 @@ def test_the_search_finds_the_plateau_then_m_star_relative_to_it():
     plateau's rate falls; the bootstrap on the stored probes finds m* again."""
     rng = np.random.default_rng(3)
     need = np.full(64, 20.0)
-    m_star, probes = xor_width.search_width(_evaluate(need, 0.92, rng), 0.9, 2, 256)
+    m_star, probes = xor_width.run.search_width(_evaluate(need, 0.92, rng), 0.9, 2, 256)
     sizes = [p.size for p in probes]
     assert m_star == 20 and max(sizes) == 64 and {2, 4, 8, 16, 32, 19} <= set(sizes)
     table_sizes, outcomes = probe_matrix([p.as_record() for p in probes])
@@ -133,7 +134,7 @@ def test_the_search_finds_the_plateau_then_m_star_relative_to_it():
     point, _ = stats.threshold_draws(table_sizes, outcomes, 0.9, reference=reference)
     assert point == m_star
     never = np.full(64, np.inf)
-    assert xor_width.search_width(lambda m: never <= m, 0.9, 2, 64)[0] is None
+    assert xor_width.run.search_width(lambda m: never <= m, 0.9, 2, 64)[0] is None
 
 
 def test_the_plateau_target_removes_the_jumps_of_an_absolute_target():
@@ -145,7 +146,7 @@ def test_the_plateau_target_removes_the_jumps_of_an_absolute_target():
     need = np.full(64, 24.0)
     relative, absolute = [], []
     for _ in STANDARD:
-        relative.append(xor_width.search_width(_evaluate(need, 0.93, rng), 0.9, 2, 256)[0])
+        relative.append(xor_width.run.search_width(_evaluate(need, 0.93, rng), 0.9, 2, 256)[0])
         absolute.append(smallest_passing(_evaluate(need, 0.93, rng), 0.9, 2, 256)[0])
     assert relative == [24] * len(STANDARD)
     assert max(absolute) > 24
@@ -154,7 +155,7 @@ def test_the_plateau_target_removes_the_jumps_of_an_absolute_target():
 def test_lowest_consistent_threshold_sits_above_the_last_failing_probe():
     sizes = [2, 4, 8, 16, 12, 14, 13, 32]
     draws = np.array([13.0, 16.0, 32.0, np.inf, 2.0])
-    assert xor_width.lowest_consistent(sizes, draws).tolist() == [13, 15, 17, 33, 2]
+    assert xor_width.verdict.lowest_consistent(sizes, draws).tolist() == [13, 15, 17, 33, 2]
 
 
 def test_alpha_floor_is_the_plain_bound_without_gaps_and_conservative_with():
@@ -164,36 +165,36 @@ def test_alpha_floor_is_the_plain_bound_without_gaps_and_conservative_with():
         [np.round(8 * (d / 256) ** 0.6 * rng.uniform(0.9, 1.1, 500)) for d in ds]
     )
     every = [list(range(1, int(col.max()) + 1)) for col in draws.T]  # probes at every size
-    plain = stats.interval(stats.exponent_draws(stats.POWER, ds.tolist(), draws))[0]
-    assert xor_width._alpha_floor(ds, draws, every) == pytest.approx(plain)
+    plain = stats.interval(exponent_draws(POWER, ds.tolist(), draws))[0]
+    assert xor_width.verdict._alpha_floor(ds, draws, every) == pytest.approx(plain)
     sparse = [[1, int(col.max())] for col in draws.T]  # a gap below each largest draw
-    assert xor_width._alpha_floor(ds, draws, sparse) < plain
+    assert xor_width.verdict._alpha_floor(ds, draws, sparse) < plain
     opened = draws.copy()
     opened[::10, 0] = np.inf  # a tenth of the draws beyond the probes at the smallest d
-    assert xor_width._alpha_floor(ds, opened, every) == -math.inf
+    assert xor_width.verdict._alpha_floor(ds, opened, every) == -math.inf
 
 
 def test_separating_d_is_the_first_power_of_two_past_the_width():
     ds = [2.0**8, 2.0**10, 2.0**12]
     m = [3 * d**0.3 for d in ds]  # the rival's law: the polylog fit drifts away slowly
     lows, highs = [v * 0.95 for v in m], [v * 1.05 for v in m]
-    where = xor_width.separating_d(ds, m, lows, highs)
-    paper = stats.POLYLOG.fit(ds, m)
-    rival = stats.POWER.fit(ds, m, xor_width.RIVAL_MIN_ALPHA)
+    where = xor_width.verdict.separating_d(ds, m, lows, highs)
+    paper = POLYLOG.fit(ds, m)
+    rival = POWER.fit(ds, m, xor_width.verdict.RIVAL_MIN_ALPHA)
 
     def gap(d):
-        p, r = stats.POLYLOG.predict(paper, [d])[0], stats.POWER.predict(rival, [d])[0]
+        p, r = POLYLOG.predict(paper, [d])[0], POWER.predict(rival, [d])[0]
         return abs(p - r) / min(p, r)
 
     width = (highs[-1] - lows[-1]) / m[-1]
     assert where is not None and where > 2**13
     assert gap(where) > width >= gap(where / 2)
-    assert xor_width.separating_d(ds, [m[0], m[1], math.inf], lows, highs) is None
+    assert xor_width.verdict.separating_d(ds, [m[0], m[1], math.inf], lows, highs) is None
 
 
 def test_figure_draws_open_and_closed_points(tmp_path):
     recs = records(polylog, STANDARD[:1], never=0.75, limit=4096) + records(polylog, STANDARD[1:])
-    (path,) = xor_width.figure(recs, CONFIG, tmp_path)
+    (path,) = xor_width.figure.figure(recs, CONFIG, tmp_path)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -214,11 +215,11 @@ def _paper_run(config, spread, plateau=0.93, seed=7):
     """A run at ``config``'s sizes drawn from the polylog law fitted to ``SEED3_STANDARD``:
     per-replica latent thresholds log-normal with log-spread ``spread``, failures at the
     plateau's rate fresh at every probe."""
-    law = stats.POLYLOG.fit(STANDARD, SEED3_STANDARD)
+    law = POLYLOG.fit(STANDARD, SEED3_STANDARD)
     rng = np.random.default_rng(seed)
     return [
-        xor_width.simulated_search(
-            config, d, stats.POLYLOG.predict(law, [d])[0], spread, plateau, rng
+        xor_width.calibration.simulated_search(
+            config, d, POLYLOG.predict(law, [d])[0], spread, plateau, rng
         )
         for d in config.d_values
     ]
@@ -230,10 +231,10 @@ def test_error_rates_at_the_standard_sizes():
     0.8 (200 simulations measured 0.93–0.95; with 100 the binomial's standard error is about
     0.025), its false pass at most 0.1 (measured 0.01–0.02) and false fail at most 0.05."""
     config = xor_width.EXPERIMENT.config("standard")
-    hyp = xor_width.hypotheses(_paper_run(config, 0.3), config)
+    hyp = xor_width.calibration.hypotheses(_paper_run(config, 0.3), config)
     assert "(ln d)^" in hyp.paper_law and "d^0.25" in hyp.rival_law
     assert "success plateau" in hyp.noise
-    rates = calibration.calibrate(xor_width.verdict, hyp, config, simulations=100)
+    rates = calibration.calibrate(xor_width.verdict.verdict, hyp, config, simulations=100)
     assert rates["power"] >= 0.8, rates
     assert rates["false_pass"] <= 0.1, rates
     assert rates["false_fail"] <= 0.05, rates
@@ -244,7 +245,7 @@ def test_simulated_runs_search_the_real_grid_and_keep_the_plateau():
     plateau probe the largest, one outcome per seed, ``m*`` found again by the bootstrap's
     search relative to the plateau; the plateau's rate sits below 1, as measured."""
     config = xor_width.EXPERIMENT.config("quick")
-    hyp = xor_width.hypotheses(_paper_run(config, 0.3), config)
+    hyp = xor_width.calibration.hypotheses(_paper_run(config, 0.3), config)
     plateaus = []
     for draw in (hyp.paper, hyp.rival):
         for r in draw(config, np.random.default_rng(0)):
@@ -256,13 +257,13 @@ def test_simulated_runs_search_the_real_grid_and_keep_the_plateau():
             assert point == (math.inf if r["m_star"] is None else r["m_star"])
             plateaus.append(r["plateau"]["rate"])
     assert 0.8 < np.mean(plateaus) < 0.99
-    claim = xor_width.verdict(draw(config, np.random.default_rng(1)), config)
+    claim = xor_width.verdict.verdict(draw(config, np.random.default_rng(1)), config)
     assert claim["verdict"] in stats.OUTCOMES
 
 
 def test_the_criterion_is_registered_as_version_3():
     exp = xor_width.EXPERIMENT
-    assert exp.criterion_version == 3 and exp.hypotheses is xor_width.hypotheses
+    assert exp.criterion_version == 3 and exp.hypotheses is xor_width.calibration.hypotheses
     assert exp.tuned_on == (0, 1, 3) and exp.version == 3
-    assert "0.9 x the success plateau" in xor_width.CRITERION
-    assert "interpolating the crossing" in xor_width.CRITERION
+    assert "0.9 x the success plateau" in xor_width.verdict.CRITERION
+    assert "interpolating the crossing" in xor_width.verdict.CRITERION

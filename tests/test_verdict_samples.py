@@ -13,12 +13,13 @@ import numpy as np
 import pytest
 import torch
 
-from attnsep.experiments import sample_search, xor_samples
+from attnsep.experiments import xor_samples
+from attnsep.experiments.xor_samples import search as sample_search
 from attnsep.metrics import calibration, stats
 from attnsep.tasks.parity import BYTE_SIGNS, SparseParity
 from attnsep.train.parity import other_heads
 
-CONFIG = xor_samples.Config(n_max=2**40)
+CONFIG = xor_samples.config.Config(n_max=2**40)
 EDGE = sample_search.edge
 """A7.5a's searches end at a guard on ``d^4 (ln d)^2``."""
 
@@ -28,7 +29,7 @@ def records(law, ds, seeds=64, spread=(0.8, 1.0), collapse=0.2, n_max=2**40, see
     the population step and every empirical one; ``stuck`` of the others fail every empirical
     step; the rest succeed from ``n >= law(d) * u_r`` on (``u_r`` uniform in ``spread``, drawn
     afresh at every ``d``, so ``n*`` follows ``law`` up to the grid and the replicas' spread)."""
-    config = xor_samples.Config(n_max=n_max)
+    config = xor_samples.config.Config(n_max=n_max)
     out = []
     for d in ds:
         rng = np.random.default_rng([seed, d])
@@ -45,7 +46,7 @@ def records(law, ds, seeds=64, spread=(0.8, 1.0), collapse=0.2, n_max=2**40, see
 
 def judged(recs, config=CONFIG):
     recs = sample_search.run_records(recs, "fixed", config.m)
-    claim = xor_samples.bound_claim(recs, config)
+    claim = xor_samples.verdict.bound_claim(recs, config)
     json.dumps(claim, allow_nan=False)  # the claim is plain, finite JSON
     json.dumps(recs, allow_nan=False)
     return claim
@@ -85,7 +86,7 @@ def test_quadratic_records_are_reproduced_and_exclude_1():
 def test_above_d4_ln2_is_not_reproduced():
     """Every replica needs three times ``d^4 (ln d)^2``: every population success fails at the
     guard (stuck), a share far above 0.1."""
-    claim = judged(records(lambda d: 3 * xor_samples.edge(d), STANDARD))
+    claim = judged(records(lambda d: 3 * xor_samples.search.edge(d), STANDARD))
     assert claim["verdict"] == stats.NOT_REPRODUCED, claim["reason"]
     assert "at d=16" in claim["reason"] and ">= d^4 (ln d)^2" in claim["reason"]
     assert stuck_of(claim, 16)["value"] == 1
@@ -102,7 +103,7 @@ def test_n_star_at_the_guard_above_the_line_is_not_a_contradiction():
 
     near = records(at_the_guard, STANDARD, spread=(0.99, 1.0))
     a = sample_search.analyse(near, CONFIG)
-    assert all(lo > xor_samples.edge(d) for d, lo in zip(a["d"], a["low"], strict=True))
+    assert all(lo > xor_samples.search.edge(d) for d, lo in zip(a["d"], a["low"], strict=True))
     assert all(s["stuck"] == 0 for s in a["stuck"])
     claim = judged(near)
     assert claim["verdict"] == stats.INCONCLUSIVE, claim["reason"]
@@ -126,7 +127,7 @@ def test_unreached_n_star_is_open_upwards_not_dropped():
     upwards); at ``d = 128`` only those needing more are stuck (reported). Both stuck shares are
     far above 0.1, but at a guard that ``n_max`` stops below ``d^4 (ln d)^2``: inconclusive."""
     recs = records(lambda d: 600 * d, STANDARD, n_max=2**16)  # 600 * 128 * 0.8 < 2^16 < 600 * 256
-    claim = judged(recs, xor_samples.Config(n_max=2**16))
+    claim = judged(recs, xor_samples.config.Config(n_max=2**16))
     assert claim["verdict"] == stats.INCONCLUSIVE
     assert "at d = [128, 256] the stuck share exceeds 0.1 at a guard that n_max" in claim["reason"]
     assert "larger n_max" in claim["reason"]
@@ -147,7 +148,7 @@ def test_the_guard_at_d4_ln2_decides_which_replicas_are_stuck(slow, stuck):
     the resamples lack the target at ``d^4``, so ``n*``'s upper end lies above it. ``2^20``
     (above the line): they fail at ``2^19``, stuck, 9 of 128 reported, ``n*`` of the others
     below ``d^4``."""
-    config = xor_samples.Config(n_max=2**22)
+    config = xor_samples.config.Config(n_max=2**22)
     rng = np.random.default_rng(5)
     need = np.where(np.arange(128) < 9, slow, 4000 * rng.uniform(0.5, 1.0, 128))
     population = np.ones(128, dtype=bool)
@@ -201,7 +202,7 @@ def test_stuck_replicas_are_left_out_and_the_bound_is_reproduced():
 
 
 def test_stuck_replicas_and_n_star_above_the_edge_are_not_reproduced():
-    recs = records(lambda d: 3 * xor_samples.edge(d), STANDARD, seeds=128, stuck=4)
+    recs = records(lambda d: 3 * xor_samples.search.edge(d), STANDARD, seeds=128, stuck=4)
     claim = judged(recs)
     assert claim["verdict"] == stats.NOT_REPRODUCED, claim["reason"]
     assert stuck_of(claim, 16)["value"] > 0
@@ -233,7 +234,7 @@ def test_refine_makes_n_star_of_the_others_exact_on_the_grid():
     stuck ones 54 of 59 suffice, first reached at ``n_23``, which the search skipped (its
     doubling probed ``n_21`` and ``n_25``): the refined probes find it (checked against every
     grid point; the search's probes alone would give ``n_25``)."""
-    config = xor_samples.Config(n_max=2**24)
+    config = xor_samples.config.Config(n_max=2**24)
     need = np.array([math.inf] * 5 + [1000.0] * 53 + [2896.0] + [32768.0] * 5)
     population = np.ones(64, dtype=bool)
 
@@ -258,7 +259,7 @@ def test_simulated_runs_carry_stuck_replicas_at_the_measured_rate():
     """10 of 100 population successes stuck: simulated runs at 128 seeds show about that share,
     spread wider than a fixed rate's binomial (the rate is redrawn from its Beta posterior
     every run: sd 0.030 from the posterior, 0.029 binomial, 0.042 together)."""
-    config = xor_samples.Config(d_values=[64], seeds=128, n_max=2**30)
+    config = xor_samples.config.Config(d_values=[64], seeds=128, n_max=2**30)
     rng = np.random.default_rng(0)
     shares = []
     for _ in range(200):
@@ -290,15 +291,15 @@ def test_calibration_at_the_standard_sizes():
     rng = np.random.default_rng(0)
     searches = sample_search.simulate(lambda d: 17.0 * d**2, 1.0, RATES, config, rng)
     recs = sample_search.run_records(searches, "fixed", config.m)
-    hyp = xor_samples.hypotheses(recs, config)
+    hyp = xor_samples.calibration.hypotheses(recs, config)
     assert "d^4 (ln d)^2" in hyp.rival_law and "log-spread" in hyp.noise
     assert "Beta(s + 1/2" in hyp.noise
-    rates = calibration.calibrate(xor_samples.verdict, hyp, config, (), 40)
+    rates = calibration.calibrate(xor_samples.verdict.verdict, hyp, config, (), 40)
     assert rates["power"] > 0.5 and rates["false_pass"] <= 0.2, rates
     rival = hyp.rival(config, rng)
     assert [r["d"] for r in rival] == config.d_values
     shares = [sample_search.stuck_rate(r["certified"])["rate"] for r in rival]
-    assert np.mean(shares) == pytest.approx(xor_samples.RIVAL_STUCK, abs=0.03)
+    assert np.mean(shares) == pytest.approx(xor_samples.calibration.RIVAL_STUCK, abs=0.03)
 
 
 # --- the search --------------------------------------------------------------------------
@@ -306,14 +307,14 @@ def test_calibration_at_the_standard_sizes():
 
 def test_grid_and_search_range():
     assert [sample_search.grid_n(k) for k in range(2, 9)] == [2, 3, 4, 6, 8, 11, 16]
-    config = xor_samples.Config(n_start_per_d=16, n_max=2**20)
+    config = xor_samples.config.Config(n_start_per_d=16, n_max=2**20)
     assert sample_search.search_range(64, config) == (20, 40, 40)  # 1024 .. 2^20; d^4 = 2^24
     assert sample_search.search_range(2**20, config) == (40, 40, 40)  # start clamped to the limit
     assert sample_search.search_range(16, config) == (16, 40, 32)  # the guard at d^4 = 2^16
     assert sample_search.search_range(16, config, EDGE) == (16, 40, 38)  # 2^19 >= 503,316
     for d in (16, 32, 64, 4096):  # A7.5a's guard, where n_max allows: first n_k >= d^4 (ln d)^2
-        k = sample_search.search_range(d, xor_samples.Config(n_max=2**60), EDGE)[2]
-        assert sample_search.grid_n(k - 1) < xor_samples.edge(d) <= sample_search.grid_n(k)
+        k = sample_search.search_range(d, xor_samples.config.Config(n_max=2**60), EDGE)[2]
+        assert sample_search.grid_n(k - 1) < xor_samples.search.edge(d) <= sample_search.grid_n(k)
     assert sample_search.grid_n(41) > 2**20 >= sample_search.grid_n(40)
 
 

@@ -1,4 +1,4 @@
-"""The A7.5b finding (``xor_samples_growth``, SPEC A7.5, Part F) on simulated searches: its
+"""The A7.5b finding (``xor_samples.growth``, SPEC A7.5, Part F) on simulated searches: its
 entry's fields (a finding, beyond the papers, no calibration, its figure), the one-step exponent
 per series, the surrogate's validated range, the related work, and the multi-step fit: ``c d``
 against ``c d^2`` by held-out relative error, the exponent with its interval."""
@@ -10,13 +10,15 @@ import json
 import numpy as np
 import pytest
 
-from attnsep.experiments import sample_search, xor_samples, xor_samples_growth
-from attnsep.experiments import xor_samples_multistep as multistep
+from attnsep.experiments import xor_samples
+from attnsep.experiments.xor_samples import growth as xor_samples_growth
+from attnsep.experiments.xor_samples import multistep
+from attnsep.experiments.xor_samples import search as sample_search
 from attnsep.metrics import stats
 
 DS = [2**k for k in range(4, 13)]
 STEP_DS = [16, 32, 64, 128, 256]
-CONFIG = xor_samples.Config(
+CONFIG = xor_samples.config.Config(
     d_values=DS, seeds=64, n_max=2**40, surrogate_n_max=2**40, multistep_d_values=STEP_DS
 )
 RATES = {d: (0.9, 0, 58) for d in DS}
@@ -42,7 +44,7 @@ def run(laws: dict[str, object], steps_law=None, config=CONFIG, spread=0.5, seed
 
 
 def entry(records, config=CONFIG):
-    claim = xor_samples.verdict(records, config)
+    claim = xor_samples.verdict.verdict(records, config)
     (companion,) = claim["companions"]
     json.dumps(claim, allow_nan=False)
     return companion
@@ -112,6 +114,6 @@ def test_multistep_fit_on_too_few_sizes_reports_no_comparison():
 
 def test_the_figures_are_drawn(tmp_path):
     records = run({"fixed": quadratic, "schedule": quadratic}, linear)
-    paths = xor_samples.figure(records, CONFIG, tmp_path)
+    paths = xor_samples.figure.figure(records, CONFIG, tmp_path)
     assert [p.name for p in paths] == ["finite_samples.png", xor_samples_growth.FIGURE]
     assert all(p.stat().st_size > 0 for p in paths)

@@ -1,4 +1,4 @@
-"""A7.5b's multi-step searches (``xor_samples_multistep``, ``sample_steps.SampleDescent``, SPEC
+"""A7.5b's multi-step searches (``xor_samples.multistep``, ``sample_steps.SampleDescent``, SPEC
 A7.5, Part F): one step equals ``SampleSteps``; at a tiny ``d`` every probe of the search equals
 a direct computation (autograd through ``V`` on explicitly drawn samples), and ``n*`` is where
 the direct rates cross the goal; the jobs, the held-set limit, and the config's checks."""
@@ -11,8 +11,9 @@ import torch
 
 from attnsep.configs import MAX_DATA_ELEMENTS, OneStepConfig
 from attnsep.exact.parity import population_loss
-from attnsep.experiments import sample_search, xor_samples
-from attnsep.experiments import xor_samples_multistep as multistep
+from attnsep.experiments import xor_samples
+from attnsep.experiments.xor_samples import multistep
+from attnsep.experiments.xor_samples import search as sample_search
 from attnsep.metrics.parity import best_assignment
 from attnsep.train.one_step import prepare_replicas
 from attnsep.train.parity import label_correlation
@@ -33,7 +34,7 @@ def test_one_step_of_descent_is_sample_steps() -> None:
     assert len(rates) > 1  # n matters at these sizes
 
 
-def direct(config: xor_samples.Config, d: int, n: int | None) -> np.ndarray:
+def direct(config: xor_samples.config.Config, d: int, n: int | None) -> np.ndarray:
     """Each replica's certified success after ``multistep_steps`` GD steps of ``eta / steps`` on
     ``n`` samples drawn at once (``None``: the exact population loss), by autograd through
     ``V``: no code of ``SampleDescent`` involved."""
@@ -63,7 +64,7 @@ def test_the_search_at_d8_matches_a_direct_computation() -> None:
     rates and the grid point below it does not (or it is the first searched), and ``n*`` of the
     replicas that are not stuck is the first probe passing their goal."""
     d = 8
-    config = xor_samples.Config(
+    config = xor_samples.config.Config(
         d_values=[],
         multistep_d_values=[d],
         multistep_steps=3,
@@ -97,7 +98,7 @@ def test_the_search_at_d8_matches_a_direct_computation() -> None:
 
 
 def test_the_held_set_limits_n() -> None:
-    config = xor_samples.Config(multistep_n_max=2**20, multistep_seeds_by_d={256: 8})
+    config = xor_samples.config.Config(multistep_n_max=2**20, multistep_seeds_by_d={256: 8})
     assert multistep.search_of(config, 256).n_limit(256) == MAX_DATA_ELEMENTS // 256
     assert multistep.search_of(config, 16).n_limit(16) == 2**20
     assert multistep.seeds_at(config, 256) == 8 and multistep.seeds_at(config, 16) == 64
@@ -105,13 +106,13 @@ def test_the_held_set_limits_n() -> None:
 
 def test_jobs_and_their_work() -> None:
     config = xor_samples.EXPERIMENT.config("standard")
-    jobs = xor_samples.split(config)
+    jobs = xor_samples.run.split(config)
     steps = [j for j in jobs if j.multistep_d_values]
     assert [j.multistep_d_values for j in steps] == [[d] for d in config.multistep_d_values]
     assert all(not j.d_values for j in steps)
     assert all(not j.multistep_d_values for j in jobs if j.d_values)
-    largest = xor_samples.work(steps[-1].model_dump(mode="json"))
+    largest = xor_samples.run.work(steps[-1].model_dump(mode="json"))
     assert set(largest) == {"multistep"} and largest["multistep"] > 0
     assert multistep.seeds_at(steps[-1], 256) == 32  # fewer replicas at the costliest d
     with pytest.raises(ValueError, match="both empty"):
-        xor_samples.Config(d_values=[], multistep_d_values=[])
+        xor_samples.config.Config(d_values=[], multistep_d_values=[])

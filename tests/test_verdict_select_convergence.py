@@ -13,7 +13,7 @@ from attnsep.experiments import select_convergence as exp
 from attnsep.experiments.select_common import evaluation_loss, seed_mean
 from attnsep.metrics import stats
 
-CONFIG = exp.Config()
+CONFIG = exp.config.Config()
 UNIFORM = 10 * 17 / 60  # d (T - q) / (q T) at d = 10, T = 20, q = 3
 FLOOR = {128: 0.255, 256: 0.153, 512: 0.091}  # best W = alpha I (exact/family.py)
 
@@ -43,9 +43,9 @@ def records(floor=FLOOR, excess=1.02, noise=0.01, cos=0.995, seeds=4, seed=0):
 
 
 def judged(recs):
-    claim = exp.verdict(recs, CONFIG)
+    claim = exp.verdict.verdict(recs, CONFIG)
     json.dumps(claim, allow_nan=False)  # plain, finite JSON
-    assert claim["criterion"] == exp.CRITERION
+    assert claim["criterion"] == exp.verdict.CRITERION
     return claim
 
 
@@ -57,7 +57,7 @@ def test_training_at_the_familys_best_is_reproduced():
     claim = judged(records())
     assert claim["verdict"] == stats.REPRODUCED, claim["reason"]
     ratio = estimate(claim, "trained / family's best (m_p=256)")
-    assert ratio["low"] < 1.02 < ratio["high"] < exp.NEAR
+    assert ratio["low"] < 1.02 < ratio["high"] < exp.verdict.NEAR
     names = [e["name"] for e in claim["estimates"]]
     assert "trained loss / uniform (m_p=512)" in names
     beta = estimate(claim, "floor's decay exponent beta")  # reported, not judged
@@ -150,7 +150,7 @@ def test_error_rates_at_the_standard_sizes():
 
 
 def test_the_hypotheses_simulate_the_configs_sizes_and_noise():
-    hyp = exp.hypotheses(records(noise=0.02), STANDARD)
+    hyp = exp.calibration.hypotheses(records(noise=0.02), STANDARD)
     full = exp.EXPERIMENT.config("full")
     sims = hyp.paper(full, np.random.default_rng(1))
     assert sorted({r["pe_dim"] for r in sims}) == full.pe_dims
@@ -163,7 +163,7 @@ def test_the_hypotheses_simulate_the_configs_sizes_and_noise():
     stalled = hyp.rival(full, np.random.default_rng(1))
     assert np.mean([r["loss"] / r["family"] for r in stalled]) == pytest.approx(1.2, abs=0.01)
     with stats.resampling(50):
-        assert exp.verdict(stalled, full)["verdict"] == stats.NOT_REPRODUCED
+        assert exp.verdict.verdict(stalled, full)["verdict"] == stats.NOT_REPRODUCED
 
 
 def test_seed_mean_is_the_stats_mean_and_two_standard_errors():
@@ -181,17 +181,17 @@ def test_evaluation_uses_the_exact_loss_when_there_is_one():
 
 
 def test_rate_and_batch_scale_with_the_width():
-    config = exp.Config(batch_per_dim=4.0, lr_per_dim=0.1)
+    config = exp.config.Config(batch_per_dim=4.0, lr_per_dim=0.1)
     small, large = config.training(128, 0), config.training(512, 1)
     assert (small.batch, large.batch) == (512, 2048)
     assert (small.lr, large.lr) == pytest.approx((12.8, 51.2))
     assert large.trainable == "position" and large.objective == "population"
     assert config.training(128, 0, "fixed", 40).lr == pytest.approx(0.1 * config.T)
-    assert [len(exp.split(CONFIG)), exp.split(CONFIG)[0].pe_dims] == [12, [128]]
+    assert [len(exp.run.split(CONFIG)), exp.run.split(CONFIG)[0].pe_dims] == [12, [128]]
 
 
 def test_the_papers_full_w_by_sgd_is_evaluated_by_sampling():
-    config = exp.Config(
+    config = exp.config.Config(
         d=2,
         T=4,
         q=1,
@@ -204,5 +204,5 @@ def test_the_papers_full_w_by_sgd_is_evaluated_by_sampling():
         eval_size=16,
         family_samples=64,
     )
-    (record,) = exp.run(config)
+    (record,) = exp.run.run(config)
     assert record["path"] == "sampled" and record["loss"] > 0

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from attnsep.experiments import select_convergence as exp
-from attnsep.experiments import select_convergence_paper as paper
+from attnsep.experiments.select_convergence import paper
 from attnsep.metrics import calibration, stats
 
-CONFIG = exp.Config(paper_widths=[128, 256, 512])
+CONFIG = exp.config.Config(paper_widths=[128, 256, 512])
 UNIFORM = 10 * 17 / 60
 FLOOR = {128: 0.255, 256: 0.153, 512: 0.091}
 
@@ -74,7 +74,7 @@ def test_the_ratio_is_b51s_statistic():
     (row,) = [r for r in paper.summarize(recs) if r["pe_dim"] == 256]
     assert row["ratio"] == (value, low, high)
     b51 = [{**r, "role": None} for r in recs]  # the same numbers as B5.1 records
-    (same,) = [r for r in exp.summarize(b51) if r["pe_dim"] == 256]
+    (same,) = [r for r in exp.verdict.summarize(b51) if r["pe_dim"] == 256]
     assert same["ratio"] == row["ratio"]
 
 
@@ -106,9 +106,10 @@ def test_b5_1_ignores_the_paper_settings_records_and_carries_b5_1b_as_companion(
 
     mixed = b51_records() + records(excess=1.5)
     with calibration.fitting():  # as pre-registration runs it: the companion's rates fitted
-        claim = exp.verdict(mixed, CONFIG)
-    assert exp.verdict(mixed, CONFIG)["companions"][0]["calibration"] is None  # a judged run
-    alone = exp.verdict(b51_records(), exp.Config())
+        claim = exp.verdict.verdict(mixed, CONFIG)
+    companion = exp.verdict.verdict(mixed, CONFIG)["companions"][0]
+    assert companion["calibration"] is None  # a judged run
+    alone = exp.verdict.verdict(b51_records(), exp.config.Config())
     assert claim["verdict"] == alone["verdict"] == stats.REPRODUCED
     assert claim["measured"] == alone["measured"]
     (companion,) = claim["companions"]
@@ -123,8 +124,8 @@ def test_error_rates_separate_the_floor_from_a_stall():
 
 
 def test_split_gives_one_job_per_width_and_seed_of_each_part():
-    config = exp.Config(pe_dims=[16], paper_widths=[16, 32], seeds=[0, 1])
-    jobs = exp.split(config)
+    config = exp.config.Config(pe_dims=[16], paper_widths=[16, 32], seeds=[0, 1])
+    jobs = exp.run.split(config)
     assert [(j.pe_dims, j.paper_widths, j.seeds) for j in jobs] == [
         ([16], [], [0]),
         ([16], [], [1]),
@@ -134,11 +135,11 @@ def test_split_gives_one_job_per_width_and_seed_of_each_part():
         ([], [32], [1]),
     ]
     with pytest.raises(ValueError, match="both empty"):
-        exp.Config(pe_dims=[], paper_widths=[])
+        exp.config.Config(pe_dims=[], paper_widths=[])
 
 
 def test_one_job_of_the_paper_setting_at_a_tiny_width():
-    config = exp.Config(
+    config = exp.config.Config(
         d=3,
         T=8,
         q=2,
@@ -150,7 +151,7 @@ def test_one_job_of_the_paper_setting_at_a_tiny_width():
         paper_batch=64,
         family_samples=512,
     )
-    (record,) = exp.run(config)
+    (record,) = exp.run.run(config)
     assert record["role"] == paper.ROLE and record["steps"] == 128
     assert 0 < record["loss"] < 0.5 * record["uniform"] and record["cos"] > 0.9
     assert record["alpha"] > 0 and record["family_alpha"] > 0

@@ -15,10 +15,9 @@ from attnsep.exact.blind_pe import blind_fixed_pe_loss, blind_ratio, members_law
 from attnsep.exact.selection import per_sequence_loss
 from attnsep.exact.selection_bounds import uniform_attention_loss
 from attnsep.experiments import select_fixed_pe as exp
-from attnsep.experiments import select_fixed_pe_verdict as judged
 from attnsep.metrics import calibration, stats
 
-CONFIG = exp.Config(seeds=list(range(8)))
+CONFIG = exp.config.Config(seeds=list(range(8)))
 T, Q, D = CONFIG.T, CONFIG.q, CONFIG.d
 FACTORS = [1, 2, 4, 8]
 FIXED = {1: 0.008, 2: 0.62, 4: 0.76, 8: 0.87}
@@ -42,9 +41,9 @@ def records(fixed=FIXED, stochastic=STOCHASTIC, seeds=8, noise=0.05, seed=0, fac
 
 
 def judge(recs, config=CONFIG):
-    claim = exp.verdict(recs, config)
+    claim = exp.verdict.verdict(recs, config)
     json.dumps(claim, allow_nan=False)
-    assert claim["criterion"] == exp.CRITERION
+    assert claim["criterion"] == exp.verdict.CRITERION
     for e in claim["estimates"]:
         assert e["low"] <= e["value"] <= e["high"], e
     return claim
@@ -99,9 +98,9 @@ def test_estimates_are_the_seed_means_relative_to_uniform():
 def test_error_rates_on_a_small_simulation():
     """Fitted to standard-like records: the paper's law passes, the rival (fixed PE generalizing
     like stochastic PE) does not."""
-    laws = judged.hypotheses(records(), CONFIG)
+    laws = exp.calibration.hypotheses(records(), CONFIG)
     rates = calibration.error_rates(
-        lambda recs: exp.verdict(recs, CONFIG)["verdict"],
+        lambda recs: exp.verdict.verdict(recs, CONFIG)["verdict"],
         lambda rng: laws.paper(CONFIG, rng),
         lambda rng: laws.rival(CONFIG, rng),
         simulations=60,
@@ -136,17 +135,19 @@ def test_tiny_run_end_to_end(tmp_path):
     config = exp.EXPERIMENT.config(
         "quick", d=2, T=4, q=1, pe_dim=8, steps=20, eval_size=16, seeds=[0, 1], checkpoints=4
     )
-    jobs = exp.split(config)
+    jobs = exp.run.split(config)
     assert len(jobs) == 4
-    recs = [r for job in jobs for r in exp.run(job)]
+    recs = [r for job in jobs for r in exp.run.run(job)]
     json.dumps(recs, allow_nan=False)
     assert {r["T"] for r in recs} == {4, 8, 16, 32}
     assert all(len(r["curve"]) == len(r["curve_steps"]) for r in recs if r["T"] == 4)
     claim = judge(recs, config)
     assert claim["verdict"] == stats.INCONCLUSIVE  # 2 seeds
-    paths = exp.figure(recs, config, tmp_path)
+    paths = exp.figure.figure(recs, config, tmp_path)
     assert paths[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert all(exp.work(job.model_dump()) > 0 and exp.peak(job.model_dump()) > 0 for job in jobs)
+    assert all(
+        exp.run.work(job.model_dump()) > 0 and exp.run.peak(job.model_dump()) > 0 for job in jobs
+    )
 
 
 @pytest.mark.parametrize(

@@ -12,12 +12,11 @@ import torch
 from attnsep.exact.family import family_products
 from attnsep.exact.products import selection_loss
 from attnsep.experiments import select_full_w as exp
-from attnsep.experiments import select_full_w_verdict as judge_module
 from attnsep.metrics import calibration, stats
 from attnsep.train import full_w
 from attnsep.train.selection import law_draws, law_terms
 
-CONFIG = exp.Config()
+CONFIG = exp.config.Config()
 FLOOR = {64: 0.428, 128: 0.255, 256: 0.153, 512: 0.091}
 SCALE = {64: 0.3, 128: 0.21, 256: 0.13, 512: 0.08}
 TINY = {
@@ -71,9 +70,9 @@ def records(ratio=1.0, kappa=0.3, content=60.0, seeds=4, noise=0.002, lr=0.05, s
 
 
 def judged(recs):
-    claim = exp.verdict(recs, CONFIG)
+    claim = exp.verdict.verdict(recs, CONFIG)
     json.dumps(claim, allow_nan=False)
-    assert claim["criterion"] == exp.CRITERION
+    assert claim["criterion"] == exp.verdict.CRITERION
     for e in claim["estimates"]:
         assert e["low"] <= e["value"] <= e["high"], e
     return claim
@@ -104,10 +103,10 @@ def test_undecidable_runs_are_inconclusive():
 
 
 def test_error_rates_on_a_small_simulation():
-    laws = judge_module.hypotheses(records(noise=0.01), CONFIG)
+    laws = exp.calibration.hypotheses(records(noise=0.01), CONFIG)
 
     def decide(recs):
-        return exp.verdict(recs, CONFIG)["verdict"]
+        return exp.verdict.verdict(recs, CONFIG)["verdict"]
 
     with stats.resampling(200):
         rates = calibration.error_rates(
@@ -121,13 +120,13 @@ def test_error_rates_on_a_small_simulation():
 
 def test_tiny_end_to_end(tmp_path):
     config = exp.EXPERIMENT.config("quick", **TINY)
-    recs = [r for job in exp.split(config) for r in exp.run(job)]
+    recs = [r for job in exp.run.split(config) for r in exp.run.run(job)]
     json.dumps(recs, allow_nan=False)
-    claim = exp.verdict(recs, config)
+    claim = exp.verdict.verdict(recs, config)
     assert claim["verdict"] == stats.INCONCLUSIVE  # two seeds: too few by the criterion
-    (path,) = exp.figure(recs, config, tmp_path)
+    (path,) = exp.figure.figure(recs, config, tmp_path)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert exp.work(config.model_dump()) > 0 and exp.peak(config.model_dump()) > 0
+    assert exp.run.work(config.model_dump()) > 0 and exp.run.peak(config.model_dump()) > 0
 
 
 def test_mirrored_tokens_cancel_the_content_gradient_exactly():

@@ -13,11 +13,11 @@ import pytest
 
 from attnsep.exact.family import best_family_loss
 from attnsep.experiments import select_length as exp
-from attnsep.experiments import select_length_convergence as in_distribution
 from attnsep.experiments.select_common import family_loss_at
+from attnsep.experiments.select_length import convergence as in_distribution
 from attnsep.metrics import calibration, stats
 
-CONFIG = exp.Config()
+CONFIG = exp.config.Config()
 STANDARD = exp.EXPERIMENT.config("standard")
 LENGTHS = [20, 40, 80, 160, 320]
 FAMILY = dict(zip(LENGTHS, [0.153, 0.196, 0.243, 0.287, 0.34], strict=True))  # m_p = 256
@@ -144,9 +144,9 @@ def judged(recs):
     """The verdict as pre-registration runs it (``calibration.fitting``): the companions carry
     their error rates (a judged run reads them from the package instead)."""
     with calibration.fitting():
-        claim = exp.verdict(recs, CONFIG)
+        claim = exp.verdict.verdict(recs, CONFIG)
     json.dumps(claim, allow_nan=False)  # plain, finite JSON
-    assert claim["criterion"] == exp.CRITERION
+    assert claim["criterion"] == exp.verdict.CRITERION
     return claim
 
 
@@ -221,7 +221,7 @@ def test_few_or_noisy_seeds_are_inconclusive(recs, said):
 def test_calibration_at_standard_sizes_separates_the_statements():
     """Power and false pass of B5.3 on 40 simulations per statement at the standard preset."""
     recs = standard_records()
-    assert exp.verdict(recs, STANDARD)["verdict"] == stats.REPRODUCED
+    assert exp.verdict.verdict(recs, STANDARD)["verdict"] == stats.REPRODUCED
     rates = exp.EXPERIMENT.calibrate(recs, STANDARD, simulations=40)
     assert rates["power"] > 0.5
     assert rates["false_pass"] <= 0.2  # 0 expected; 8/40 is far in the binomial's tail
@@ -232,7 +232,7 @@ def test_simulated_runs_have_the_measured_spread():
     """The paper's simulation puts stochastic PE at the trained-alpha family with the measured
     noise: its mean over many seeds is within 4 s.e. of the yardstick."""
     recs = standard_records()
-    paper = exp.hypotheses(recs, STANDARD).paper
+    paper = exp.calibration.hypotheses(recs, STANDARD).paper
     many = STANDARD.model_copy(update={"seeds": list(range(400))})
     sim = paper(many, np.random.default_rng(1))
     losses = np.array([r["loss"] for r in sim if r["pe"] == "stochastic" and r["T"] == 320])
@@ -279,11 +279,11 @@ def test_steps_to_converge_ignores_step_noise_but_not_a_late_excursion():
 
 
 def test_run_stores_each_runs_per_step_losses_on_its_first_record():
-    config = exp.Config(
+    config = exp.config.Config(
         d=2, T=4, q=1, pe_dim=8, steps=12, factors=[1, 2], eval_size=8, seeds=[0],
         family_samples=64,
     )  # fmt: skip
-    recs = exp.run(config)
+    recs = exp.run.run(config)
     runs = [r for r in recs if "step_losses" in r]
     assert sorted((r["pe"], r["T"]) for r in runs) == [("fixed", 4), ("stochastic", 4)]
     assert all(len(r["step_losses"]) == 12 and min(r["step_losses"]) > 0 for r in runs)
@@ -334,15 +334,15 @@ def test_few_curves_are_inconclusive(seeds):
 def test_simulated_runs_skip_the_companion():
     recs = records(near_trained, fails_ood)
     with calibration.simulating():
-        assert "companions" not in exp.verdict(recs, CONFIG)
-    assert "companions" in exp.verdict(recs, CONFIG)
+        assert "companions" not in exp.verdict.verdict(recs, CONFIG)
+    assert "companions" in exp.verdict.verdict(recs, CONFIG)
 
 
 def test_in_distribution_calibration_separates_the_statements():
     """Measured as the seed-0 standard run (fixed 301, stochastic 62 steps: ratio 4.9, outside
     the band, so the rival is the measured ratio); 40 simulations per statement."""
     recs = standard_records()
-    rates = exp.calibrate_in_distribution(recs, STANDARD, simulations=40)
+    rates = exp.calibration.calibrate_in_distribution(recs, STANDARD, simulations=40)
     assert rates["power"] > 0.5
     assert rates["false_pass"] <= 0.2
     assert "(as measured)" in rates["rival_law"] and "= 4." in rates["rival_law"]
@@ -351,7 +351,7 @@ def test_in_distribution_calibration_separates_the_statements():
 @pytest.mark.parametrize(("fixed", "rival"), [(75, 4.0), (40, 0.25)])
 def test_a_measured_ratio_inside_the_band_moves_the_rival_out(fixed, rival):
     recs = standard_records(converge={"stochastic": 60, "fixed": fixed})
-    hyp = exp.in_distribution_hypotheses(recs, STANDARD)
+    hyp = exp.calibration.in_distribution_hypotheses(recs, STANDARD)
     assert f"= {rival:g} (measured" in hyp.rival_law
     many = STANDARD.model_copy(update={"seeds": list(range(100))})
     for draw, ratio in ((hyp.paper, 1.0), (hyp.rival, rival)):
@@ -368,7 +368,7 @@ def test_family_loss_at_its_best_alpha_is_its_best_loss():
 
 
 def test_jobs_are_one_per_mode_and_seed():
-    jobs = exp.split(CONFIG)
+    jobs = exp.run.split(CONFIG)
     assert len(jobs) == 2 * len(CONFIG.seeds)
     assert {(j.pes[0], j.seeds[0]) for j in jobs} == {
         (pe, s) for pe in CONFIG.pes for s in CONFIG.seeds
@@ -377,14 +377,14 @@ def test_jobs_are_one_per_mode_and_seed():
 
 def test_jobs_are_one_per_mode_and_seed_and_per_width_and_seed():
     config = CONFIG.model_copy(update={"corollary_widths": [32, 64, 256, 512]})
-    jobs = exp.split(config)
+    jobs = exp.run.split(config)
     main = [(j.pes[0], j.seeds[0]) for j in jobs if j.pes]
     widths = [(j.corollary_widths, j.seeds) for j in jobs if not j.pes]
     assert all(not j.corollary_widths for j in jobs if j.pes)
     assert len(main) == len(set(main)) == 2 * len(CONFIG.seeds)
     assert sorted(widths) == sorted(([w], [s]) for w in (32, 64, 512) for s in CONFIG.seeds)
     only_fixed = config.model_copy(update={"pes": ["fixed"]})  # 256 no longer covered
-    assert sum(j.corollary_widths == [256] for j in exp.split(only_fixed)) == len(CONFIG.seeds)
+    assert sum(j.corollary_widths == [256] for j in exp.run.split(only_fixed)) == len(CONFIG.seeds)
 
 
 # --- B5.3c: the corollary, the loss at 4T against the PE width m_p --------------------------
@@ -394,7 +394,7 @@ OOD = dict(zip(WIDTHS, [1.547, 1.006, 0.726, 0.484], strict=True))
 """Stochastic PE's loss at 4T = 80 per m_p (one seed, measured while timing the jobs)."""
 FAMILY_4T = dict(zip(WIDTHS, [1.490, 1.036, 0.715, 0.466], strict=True))
 IN_DIST = dict(zip(WIDTHS, [0.667, 0.434, 0.259, 0.160], strict=True))
-COROLLARY = exp.Config(seeds=list(range(8)), corollary_widths=WIDTHS)
+COROLLARY = exp.config.Config(seeds=list(range(8)), corollary_widths=WIDTHS)
 
 
 def corollary_records(ood=OOD.get, widths=WIDTHS, seeds=8, noise=0.03, seed=0):
@@ -439,7 +439,7 @@ def corollary_records(ood=OOD.get, widths=WIDTHS, seeds=8, noise=0.03, seed=0):
 def corollary_judged(recs, config=COROLLARY):
     entry = exp.corollary.verdict(recs, config)
     json.dumps(entry, allow_nan=False)
-    assert entry["criterion"] == exp.CRITERION_COROLLARY
+    assert entry["criterion"] == exp.verdict.CRITERION_COROLLARY
     assert (entry["claim"], entry["criterion_version"]) == ("B5.3c", 1)
     return entry
 
@@ -486,7 +486,7 @@ def test_corollary_with_few_widths_or_seeds_is_inconclusive(recs, said):
 def test_corollary_reads_the_width_of_the_main_runs_from_their_records():
     """At standard m_p = 256 is B5.3's own width: no job of it runs, its records are read."""
     assert STANDARD.corollary_widths == WIDTHS and STANDARD.pe_dim == 256
-    assert {j.corollary_widths[0] for j in exp.split(STANDARD) if not j.pes} == {32, 64, 128}
+    assert {j.corollary_widths[0] for j in exp.run.split(STANDARD) if not j.pes} == {32, 64, 128}
     main = records(near_trained, fails_ood, seeds=8)
     table = exp.corollary.table(main + corollary_records(widths=[32, 64, 128]), STANDARD)
     assert list(table) == WIDTHS
@@ -501,14 +501,17 @@ def test_main_verdict_and_its_simulation_ignore_the_corollary_records():
     both = main + corollary_records()
     config = CONFIG.model_copy(update={"corollary_widths": WIDTHS})
     with calibration.simulating():  # the companions (and their calibrations) left out
-        alone, mixed = exp.verdict(main, CONFIG), exp.verdict(both, config)
+        alone, mixed = exp.verdict.verdict(main, CONFIG), exp.verdict.verdict(both, config)
     assert mixed == alone and mixed["verdict"] == stats.REPRODUCED
-    assert exp.summarize(both) == exp.summarize(main)
+    assert exp.verdict.summarize(both) == exp.verdict.summarize(main)
     assert (
         in_distribution._losses_at(both, 80, "stochastic").tolist()
         == in_distribution._losses_at(main, 80, "stochastic").tolist()
     )
-    profile, clean = exp.measured_profile(both, 20), exp.measured_profile(main, 20)
+    profile, clean = (
+        exp.calibration.measured_profile(both, 20),
+        exp.calibration.measured_profile(main, 20),
+    )
     assert all(
         np.array_equal(a, b) for k in clean for a, b in zip(profile[k], clean[k], strict=True)
     )
@@ -520,9 +523,9 @@ def test_corollary_is_a_calibrated_companion_when_widths_are_set():
     claim = judged(recs)
     assert len(claim["companions"]) == 1  # no widths: no B5.3c
     with calibration.fitting():
-        entries = exp.verdict(recs, config)["companions"]
+        entries = exp.verdict.verdict(recs, config)["companions"]
     assert [e["claim"] for e in entries] == ["B5.3b", "B5.3c"]
-    assert exp.verdict(recs, config)["companions"][1]["calibration"] is None  # not fitting
+    assert exp.verdict.verdict(recs, config)["companions"][1]["calibration"] is None  # not fitting
     assert entries[1]["verdict"] == stats.REPRODUCED, entries[1]["reason"]
     assert entries[1]["calibration"]["simulations"] == calibration.SIMULATIONS
 
@@ -530,7 +533,7 @@ def test_corollary_is_a_calibrated_companion_when_widths_are_set():
 def test_corollary_calibration_separates_falling_from_flat():
     """Power and false pass of B5.3c on 40 simulations per statement at the standard preset."""
     recs = corollary_records()
-    rates = exp.calibrate_corollary(recs, STANDARD, simulations=40)
+    rates = exp.calibration.calibrate_corollary(recs, STANDARD, simulations=40)
     assert rates["power"] > 0.5
     assert rates["false_pass"] <= 0.2  # 0 expected: a flat loss is 3x the family at m_p = 256
     assert "b = 0" in rates["rival_law"] and "1.55" in rates["rival_law"]
@@ -540,7 +543,7 @@ def test_corollary_simulations_follow_the_laws_beyond_the_measured_widths():
     """The full preset's widths 64 ... 1024: the paper's curve continues with the fitted b, the
     rival's stays flat at m_p = 32's mean."""
     recs = corollary_records()
-    hyp = exp.corollary.hypotheses(recs, COROLLARY)
+    hyp = exp.corollary_calibration.hypotheses(recs, COROLLARY)
     at_256 = exp.corollary.table(recs, COROLLARY)[256]["ood"]
     spread = at_256.std(ddof=1) / at_256.mean()  # held beyond the largest measured width
     full = exp.EXPERIMENT.config("full").model_copy(update={"seeds": list(range(400))})

@@ -12,7 +12,7 @@ from attnsep.exact.selection_bounds import uniform_attention_loss
 from attnsep.experiments import select_randomized_pe as exp
 from attnsep.metrics import stats
 
-CONFIG = exp.Config()
+CONFIG = exp.config.Config()
 LENGTHS = [40, 60, 100, 200, 500]
 
 
@@ -33,9 +33,9 @@ def records(seeds=4):
 
 
 def test_the_finding_reports_seed_means_with_their_intervals():
-    claim = exp.verdict(records(), CONFIG)
+    claim = exp.verdict.verdict(records(), CONFIG)
     json.dumps(claim, allow_nan=False)
-    assert claim["verdict"] == stats.FINDING and claim["criterion"] == exp.RULE
+    assert claim["verdict"] == stats.FINDING and claim["criterion"] == exp.verdict.RULE
     by_name = {e["name"]: e for e in claim["estimates"]}
     for e in claim["estimates"]:
         assert e["low"] <= e["value"] <= e["high"], e
@@ -65,20 +65,22 @@ def test_tiny_run_end_to_end(tmp_path):
         family_samples=64,
         seeds=[0, 1],
     )
-    jobs = exp.split(config)
+    jobs = exp.run.split(config)
     assert len(jobs) == 4
-    recs = [r for job in jobs for r in exp.run(job)]
+    recs = [r for job in jobs for r in exp.run.run(job)]
     json.dumps(recs, allow_nan=False)
     assert {(r["pe"], r["T"]) for r in recs} == {
         (pe, t) for pe in ("stochastic", "fixed") for t in (6, 12, 30)
     }
     assert all(math.isfinite(r["family"]) for r in recs if r["pe"] == "stochastic")
     assert all(2 <= r["mean_train_length"] <= 6 for r in recs)
-    claim = exp.verdict(recs, config)
+    claim = exp.verdict.verdict(recs, config)
     assert claim["verdict"] == stats.FINDING and claim["reason"]
-    paths = exp.figure(recs, config, tmp_path)
+    paths = exp.figure.figure(recs, config, tmp_path)
     assert paths[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert all(exp.work(job.model_dump()) > 0 and exp.peak(job.model_dump()) > 0 for job in jobs)
+    assert all(
+        exp.run.work(job.model_dump()) > 0 and exp.run.peak(job.model_dump()) > 0 for job in jobs
+    )
 
 
 @pytest.mark.parametrize(

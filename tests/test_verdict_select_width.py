@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from attnsep.experiments import select_width
-from attnsep.experiments import select_width_verdict as swv
+from attnsep.experiments.select_width import calibration as swc
+from attnsep.experiments.select_width import verdict as swv
 from attnsep.metrics import calibration, stats
 from attnsep.train import selection_threshold as sel
 from attnsep.train.search import smallest_passing
@@ -53,8 +54,8 @@ def flat_q1(law):
 
 
 def judged(recs, config=None):
-    config = config or select_width.Config(T_values=STANDARD, q_values=[2, 3, 4])
-    claim = select_width.verdict(recs, config)
+    config = config or select_width.config.Config(T_values=STANDARD, q_values=[2, 3, 4])
+    claim = swv.verdict(recs, config)
     json.dumps(claim, allow_nan=False)
     return claim
 
@@ -99,7 +100,7 @@ def test_noisy_records_are_inconclusive():
     the local exponents are wider than any fall the polylog makes over T = 32 ... 256, and the
     held-out difference straddles 0."""
     recs = records(polylog_law, STANDARD[:4], qs=(3,), seeds=8, spread=(0.33, 1.0), vary=True)
-    claim = judged(recs, select_width.Config(T_values=STANDARD[:4], q_values=[3]))
+    claim = judged(recs, select_width.config.Config(T_values=STANDARD[:4], q_values=[3]))
     assert claim["verdict"] == stats.INCONCLUSIVE, claim["reason"]
     assert claim["decided"] == {"q=3, d=8": "neither"}
     assert "decisions over the judged series" in claim["reason"]
@@ -107,14 +108,14 @@ def test_noisy_records_are_inconclusive():
 
 def test_too_few_sizes_is_inconclusive():
     for Ts in ([32, 64], [32, 64, 128]):
-        claim = judged(records(polylog_law, Ts), select_width.Config(T_values=Ts))
+        claim = judged(records(polylog_law, Ts), select_width.config.Config(T_values=Ts))
         assert claim["verdict"] == stats.INCONCLUSIVE
         assert "at least 4 values of T" in claim["reason"]
 
 
 def test_an_unreached_threshold_is_inconclusive():
     recs = records(power_law, STANDARD, qs=(2,), limit=512)  # 16 x 65536^0.4 = 1351 > 512
-    claim = judged(recs, select_width.Config(T_values=STANDARD, q_values=[2]))
+    claim = judged(recs, select_width.config.Config(T_values=STANDARD, q_values=[2]))
     assert claim["decided"] == {"q=2, d=8": swv.UNREACHED}
     assert claim["verdict"] == stats.INCONCLUSIVE and "raise m_limit" in claim["reason"]
 
@@ -134,9 +135,9 @@ def test_an_integer_threshold_missed_by_a_third_now_passes():
     Ts = [8, 16, 32, 64, 100, 200, 400, 800]
     exact = {8: 6, 16: 8, 32: 10, 64: 12, 100: 13, 200: 15, 400: 17, 800: 19}  # 6 + 2 log2(T/8)
     recs = records(lambda T, q, d: exact[T], Ts, qs=(2,), spread=(1.0, 1.0))
-    s = select_width.analyse(recs)[(2, 8)]
+    s = swv.analyse(recs)[(2, 8)]
     assert s["low"] == s["m"] == s["high"] == [float(exact[T]) for T in Ts]
-    claim = judged(recs, select_width.Config(T_values=Ts, q_values=[2]))
+    claim = judged(recs, select_width.config.Config(T_values=Ts, q_values=[2]))
     assert claim["decided"] == {"q=2, d=8": "paper"}
     assert claim["verdict"] == stats.REPRODUCED, claim["reason"]
 
@@ -154,7 +155,9 @@ def test_the_family_scaling_is_reported_with_its_ratios():
     """``m_p* = 5 + 3 (q − 1)(q − 2) / q (ln T)^2``: ``b₂`` over the family's factor is 3 at
     every ``q``, one value within the intervals; over ``q − 1`` it is not."""
     law = lambda T, q, d: 5 + 3 * swv.family_factor(q) * math.log(T) ** 2  # noqa: E731
-    claim = judged(records(law, STANDARD, qs=(3, 4, 8)), select_width.Config(T_values=STANDARD))
+    claim = judged(
+        records(law, STANDARD, qs=(3, 4, 8)), select_width.config.Config(T_values=STANDARD)
+    )
     for q in (3, 4, 8):
         ratio = estimate(claim, f"b₂ / ((q−1)(q−2)/q) (q={q}, d=8)")
         assert ratio["low"] <= 3 <= ratio["high"] and ratio["value"] == pytest.approx(3, rel=0.02)
@@ -174,7 +177,7 @@ PUBLISHED = {  # the standard run's m_p* (docs/claims/B5.2.md, T = 2^5 ... 2^16)
 }
 
 
-def standard_config() -> select_width.Config:
+def standard_config() -> select_width.config.Config:
     return select_width.EXPERIMENT.config("standard")
 
 
@@ -185,8 +188,8 @@ def published_run(seed: int = 0) -> list[dict]:
     law = {(q, T): m for q, ms in PUBLISHED.items() for T, m in zip(STANDARD, ms, strict=True)}
     config, out = standard_config(), []
     for (q, T), m in law.items():
-        at = select_width.SeriesLaws((m, 0.0, 1.0), (0.0, 0.3), 0.012)  # a constant m at T
-        out.append(select_width.simulated_record(T, q, 8, at, "paper", config, rng))
+        at = swc.SeriesLaws((m, 0.0, 1.0), (0.0, 0.3), 0.012)  # a constant m at T
+        out.append(swc.simulated_record(T, q, 8, at, "paper", config, rng))
     return out
 
 
@@ -199,7 +202,7 @@ def test_the_published_thresholds_are_reproduced():
 
 def test_simulated_searches_sit_on_the_real_grid_and_redraw_their_laws():
     config = standard_config()
-    hyp = select_width.hypotheses(published_run(), config)
+    hyp = swc.hypotheses(published_run(), config)
     assert "a + b (ln T)^p" in hyp.paper_law and "alpha >= 0.3" in hyp.rival_law
     for side in (hyp.paper, hyp.rival):
         sim = side(config, np.random.default_rng(1))
@@ -209,7 +212,7 @@ def test_simulated_searches_sit_on_the_real_grid_and_redraw_their_laws():
             assert sizes[0] == 2 and all(isinstance(s, int) for s in sizes)
             passing = [p["size"] for p in r["probes"] if p["rate"] >= sel.RATE]
             assert r["m_star"] == min(passing)
-    laws = select_width.fitted_laws(published_run())
+    laws = swc.fitted_laws(published_run())
     assert len(laws[4].draws) > 100
     redrawn = {laws[4].redrawn(np.random.default_rng(s)).paper for s in range(5)}
     assert len(redrawn) > 1  # each simulated run its own bootstrap fit
@@ -222,9 +225,9 @@ def test_error_rates_at_the_standard_sizes():
     exceeds 0.2 of 40 with probability < 0.001), at the standard sizes and the published
     thresholds' laws."""
     config = standard_config()
-    hyp = select_width.hypotheses(published_run(), config)
+    hyp = swc.hypotheses(published_run(), config)
     rates = calibration.error_rates(
-        lambda recs: select_width.verdict(recs, config)["verdict"],
+        lambda recs: swv.verdict(recs, config)["verdict"],
         lambda rng: hyp.paper(config, rng),
         lambda rng: hyp.rival(config, rng),
         simulations=40,

@@ -15,12 +15,13 @@ import torch
 from attnsep.exact.family import family_losses, family_products
 from attnsep.exact.selection_bounds import uniform_attention_loss
 from attnsep.experiments import select_width_qd as swq
-from attnsep.experiments import select_width_qd_verdict as v
+from attnsep.experiments.select_width_qd import verdict as v
 from attnsep.metrics import calibration, stats
 from attnsep.train import selection_full as sf
 from attnsep.train.search import smallest_passing
 from attnsep.train.selection import sampled_law_terms
-from attnsep.train.selection_threshold import RATE, Stopping
+from attnsep.train.selection_threshold import RATE
+from attnsep.train.stopping import Stopping
 
 DS, QS = (8, 16, 32, 64), (2, 3, 4, 8)
 
@@ -40,11 +41,11 @@ def records(law, ds=DS, qs=QS, seeds=16, spread=(0.9, 1.0), limit=1024):
 
 
 def config(ds=DS, qs=QS, seeds=16):
-    return swq.Config(d_values=list(ds), q_values=list(qs), seeds=seeds, m_limit=1024)
+    return swq.config.Config(d_values=list(ds), q_values=list(qs), seeds=seeds, m_limit=1024)
 
 
 def judged(recs, cfg=None):
-    claim = swq.verdict(recs, cfg or config())
+    claim = v.verdict(recs, cfg or config())
     json.dumps(claim, allow_nan=False)
     for e in claim["estimates"]:
         if None not in (e["value"], e["low"], e["high"]):
@@ -104,10 +105,10 @@ def test_error_rates_on_simulated_runs(ds):
     """The standard preset's shape (6 seeds per probe) at levels like those measured."""
     cfg = config(ds=ds, seeds=6)
     recs = records(lambda d, q: 5 * q - 3, ds=ds, seeds=6, spread=(0.9, 1.0))
-    laws = swq.hypotheses(recs, cfg)
+    laws = swq.calibration.hypotheses(recs, cfg)
 
     def decide(simulated):
-        return swq.verdict(simulated, cfg)["verdict"]
+        return v.verdict(simulated, cfg)["verdict"]
 
     rates = calibration.error_rates(
         decide, lambda rng: laws.paper(cfg, rng), lambda rng: laws.rival(cfg, rng), 40, seed=1
@@ -190,9 +191,9 @@ def test_sampled_loss_matches_exact_over_tokens():
 
 def test_bad_configs_are_one_line_errors():
     with pytest.raises(ValueError, match="every q must be < T"):
-        swq.Config(T=8, q_values=[8])
+        swq.config.Config(T=8, q_values=[8])
     with pytest.raises(ValueError):
-        swq.Config(d_values=[10**6])
+        swq.config.Config(d_values=[10**6])
 
 
 @pytest.mark.parametrize(("T", "q", "m", "d"), [(16, 8, 24, 8), (32, 3, 12, 32)])

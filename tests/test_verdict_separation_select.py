@@ -26,7 +26,7 @@ def records(law, Ts, qs=(2, 4), seeds=32, spread=(0.8, 1.0)):
         for T in Ts:
             need = np.ceil(law(T, q) * np.random.default_rng(0).uniform(*spread, seeds))
             m, probes = smallest_passing(lambda w, n=need: n <= w, sel.RATE, 2, 1 << 16)
-            fcn = separation_select.fcn_min_width(T, D, q, SELECTION_TARGET)
+            fcn = separation_select.run.fcn_min_width(T, D, q, SELECTION_TARGET)
             rows = [{**p.as_record(), "steps": [1], "rules": ["plateau"]} for p in probes]
             out.append({"T": T, "q": q, "d": D, "m_star": m, "probes": rows, "fcn_width": fcn})
     return out
@@ -41,8 +41,8 @@ def linear_width(T, q):
 
 
 def judged(recs, Ts=STANDARD, qs=(2, 4)):
-    config = separation_select.Config(d=D, T_values=Ts, q_values=list(qs))
-    claim = separation_select.verdict(recs, config)
+    config = separation_select.config.Config(d=D, T_values=Ts, q_values=list(qs))
+    claim = separation_select.verdict.verdict(recs, config)
     json.dumps(claim, allow_nan=False)
     return claim
 
@@ -67,9 +67,9 @@ def test_the_check_does_not_depend_on_the_transformer():
 def test_the_closed_form_is_the_bound_solved_for_w():
     for T, d, q in [(16, 2, 1), (20, 10, 3), (65536, 16, 8), (5, 1, 4)]:
         for target in (0.05, 0.2, 0.9):
-            closed = separation_select.closed_form_width(T, d, target)
-            assert separation_select.fcn_min_width(T, d, q, target) == closed
-    assert separation_select.closed_form_width(16, 2, 0.2) == math.ceil(0.8 * 32 + 0.2 * 2)
+            closed = separation_select.verdict.closed_form_width(T, d, target)
+            assert separation_select.run.fcn_min_width(T, d, q, target) == closed
+    assert separation_select.verdict.closed_form_width(16, 2, 0.2) == math.ceil(0.8 * 32 + 0.2 * 2)
 
 
 def test_a_width_off_the_bound_fails_the_check_as_a_bug():
@@ -83,7 +83,7 @@ def test_a_width_off_the_bound_fails_the_check_as_a_bug():
 
 def test_widths_not_affine_in_T_fail_the_check():
     Ts = [8, 16, 32, 64]
-    growth = separation_select.fcn_growth(Ts, [T * T for T in Ts])
+    growth = separation_select.verdict.fcn_growth(Ts, [T * T for T in Ts])
     assert not growth["affine"]
     recs = records(log_width, Ts, qs=(2,))
     for r in recs:
@@ -108,7 +108,7 @@ def test_the_width_ratio_is_reported_per_T():
 
 def test_fcn_bound_grows_exactly_linearly():
     Ts = [8, 16, 32, 64, 128, 256]
-    widths = [separation_select.fcn_min_width(T, D, 2, SELECTION_TARGET) for T in Ts]
-    growth = separation_select.fcn_growth(Ts, widths)
+    widths = [separation_select.run.fcn_min_width(T, D, 2, SELECTION_TARGET) for T in Ts]
+    growth = separation_select.verdict.fcn_growth(Ts, widths)
     assert growth["affine"] and abs(growth["slope"] - 0.8 * D) < 0.05
-    assert not separation_select.fcn_growth(Ts, [T * T for T in Ts])["affine"]
+    assert not separation_select.verdict.fcn_growth(Ts, [T * T for T in Ts])["affine"]

@@ -12,11 +12,12 @@ import pytest
 
 from attnsep.experiments import separation_xor
 from attnsep.experiments import xor_thresholds as xt
-from attnsep.metrics import calibration, stats
+from attnsep.metrics import calibration, growth, stats
+from attnsep.metrics.laws import POLYLOG
 from attnsep.models.mlp import count
 from attnsep.train.search import smallest_passing
 
-CONFIG = separation_xor.Config()
+CONFIG = separation_xor.config.Config()
 SIZES = [64, 128, 256, 512, 1024]
 FCN_SIZES = [16, 32, 64, 128, 256, 512, 1024]
 
@@ -74,7 +75,7 @@ def fcn_width(d):
 
 
 def judged(recs):
-    claim = separation_xor.verdict(recs, CONFIG)
+    claim = separation_xor.verdict.verdict(recs, CONFIG)
     json.dumps(claim, allow_nan=False)  # the claim is plain, finite JSON
     return claim
 
@@ -180,7 +181,7 @@ def test_a_size_never_reached_is_inconclusive():
     assert math.isnan(value) and math.isinf(high)
     claim = judged(recs)
     assert claim["verdict"] == stats.INCONCLUSIVE
-    assert claim["decided"] == xt.UNREACHED
+    assert claim["decided"] == growth.UNREACHED
     assert "transformer never reached the target at d=64" in claim["reason"]
     assert estimate(claim, "transformer exponent")["low"] is None  # -inf
 
@@ -217,7 +218,7 @@ def _paper_run(config, spread, plateau=0.95, seed=5):
     (14, 18, 15, 16, 21, 23, 20, 25 at d = 64 ... 8192, criterion v2), success plateau 0.95
     (failures fresh at every probe); FCN width* 3 as measured (log-spread 0.15)."""
     ds = [64, 128, 256, 512, 1024, 2048, 4096, 8192]
-    law = stats.POLYLOG.fit(ds, [14, 18, 15, 16, 21, 23, 20, 25])
+    law = POLYLOG.fit(ds, [14, 18, 15, 16, 21, 23, 20, 25])
     rng = np.random.default_rng(seed)
 
     def latent(value, s, quantile=xt.TARGET):
@@ -227,7 +228,7 @@ def _paper_run(config, spread, plateau=0.95, seed=5):
         xt.simulated_search(
             "transformer",
             d,
-            latent(stats.POLYLOG.predict(law, [d])[0], spread, xt.TARGET / plateau),
+            latent(POLYLOG.predict(law, [d])[0], spread, xt.TARGET / plateau),
             plateau,
             rng,
         )
@@ -243,10 +244,10 @@ def test_error_rates_at_the_standard_sizes():
     goal 0.8, which twice the seeds meet, 0.87 in 100) and its false pass at most 0.15 (measured
     0.005–0.02; with 40 simulations the binomial puts 0.15 over 4 standard errors above)."""
     config = separation_xor.EXPERIMENT.config("standard")
-    hyp = separation_xor.hypotheses(_paper_run(config, 0.35), config)
+    hyp = separation_xor.calibration.hypotheses(_paper_run(config, 0.35), config)
     assert "(ln d)^" in hyp.paper_law and "d^0.25" in hyp.rival_law
     assert "success plateau" in hyp.noise
-    rates = calibration.calibrate(separation_xor.verdict, hyp, config, simulations=40)
+    rates = calibration.calibrate(separation_xor.verdict.verdict, hyp, config, simulations=40)
     assert rates["power"] > 0.3, rates
     assert rates["false_pass"] <= 0.15, rates
     assert rates["false_fail"] <= 0.1, rates
@@ -256,7 +257,7 @@ def test_simulated_runs_have_the_real_record_format_and_grid():
     """The transformer's side only (the FCN's is a check, not calibrated): the real search's
     probes, one outcome per seed, the plateau's failures below the largest probe's full rate."""
     config = separation_xor.EXPERIMENT.config("quick")
-    hyp = separation_xor.hypotheses(_paper_run(config, 0.35), config)
+    hyp = separation_xor.calibration.hypotheses(_paper_run(config, 0.35), config)
     for draw in (hyp.paper, hyp.rival):
         recs = draw(config, np.random.default_rng(0))
         assert [(r["model"], r["d"]) for r in recs] == [("transformer", d) for d in config.d_values]
@@ -264,17 +265,17 @@ def test_simulated_runs_have_the_real_record_format_and_grid():
             sizes = [p["size"] for p in r["probes"]]
             assert all(isinstance(s, int) for s in sizes) and sizes[0] == 2
             assert all(len(p["outcomes"]) == config.seeds for p in r["probes"])
-        claim = separation_xor.verdict(recs, config)
+        claim = separation_xor.verdict.verdict(recs, config)
         assert claim["verdict"] in stats.OUTCOMES and "companions" not in claim
 
 
 def test_presets_follow_the_spec():
     exp = separation_xor.EXPERIMENT
-    assert exp.criterion_version == 3 and exp.hypotheses is separation_xor.hypotheses
+    assert exp.criterion_version == 3 and exp.hypotheses is separation_xor.calibration.hypotheses
     assert exp.tuned_on == (0, 1, 3)
     for preset in ("quick", "standard", "full"):
         config = exp.config(preset)
-        assert min(config.d_values) == separation_xor.TRANSFORMER_MIN_D
+        assert min(config.d_values) == separation_xor.config.TRANSFORMER_MIN_D
     standard, full = exp.config("standard"), exp.config("full")
     assert max(standard.fcn_d_values) >= 1024 and standard.seeds >= 64
     assert max(full.d_values) == 2**16
@@ -292,7 +293,7 @@ def test_presets_follow_the_spec():
 def test_the_checks_three_outcomes_follow_the_exponents_interval(interval, outcome):
     """Confirmed above 0.8, failed (a bug) below it, not checked when the interval straddles it
     (too narrow a range of d, e.g. the quick preset's one octave)."""
-    a = separation_xor.analyse(records(polylog, fcn_width))
+    a = separation_xor.analysis.analyse(records(polylog, fcn_width))
     a["fcn_alpha"] = (sum(interval) / 2, *interval)
-    entry = separation_xor.fcn_check(a)
+    entry = separation_xor.check.fcn_check(a)
     assert entry is not None and entry["verdict"] == outcome and entry["kind"] == "check"

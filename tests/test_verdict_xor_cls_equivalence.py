@@ -16,13 +16,13 @@ from attnsep.models.query_heads import QueryHeads, initial_queries
 from attnsep.tasks.parity import SparseParity
 from attnsep.train.cls_descent import side_by_side
 
-CONFIG = cls_eq.Config(sizes=[(8, 4), (64, 16)], losses=["population"], seeds=16)
+CONFIG = cls_eq.config.Config(sizes=[(8, 4), (64, 16)], losses=["population"], seeds=16)
 
 
 def records(dev=1e-15, twin=1e-16, control=0.1, chaotic=0, seeds=16, config=CONFIG):
     rng = np.random.default_rng(0)
     out = []
-    for d, m, loss in cls_eq.jobs_of(config):
+    for d, m, loss in cls_eq.config.jobs_of(config):
         t = np.full(seeds, twin)
         t[:chaotic] = 1e-8
         out.append(
@@ -40,7 +40,7 @@ def records(dev=1e-15, twin=1e-16, control=0.1, chaotic=0, seeds=16, config=CONF
 
 
 def judged(recs, config=CONFIG):
-    claim = cls_eq.verdict(recs, config)
+    claim = cls_eq.verdict.verdict(recs, config)
     json.dumps(claim, allow_nan=False)
     for e in claim["estimates"]:
         assert e["low"] <= e["value"] <= e["high"], e
@@ -82,9 +82,9 @@ def test_chaotic_replicas_are_reported_not_judged():
 
 
 def test_error_rates():
-    laws = cls_eq.hypotheses(records(chaotic=2), CONFIG)
+    laws = cls_eq.calibration.hypotheses(records(chaotic=2), CONFIG)
     rates = calibration.error_rates(
-        lambda recs: cls_eq.verdict(recs, CONFIG)["verdict"],
+        lambda recs: cls_eq.verdict.verdict(recs, CONFIG)["verdict"],
         lambda rng: laws.paper(CONFIG, rng),
         lambda rng: laws.rival(CONFIG, rng),
         simulations=40,
@@ -94,10 +94,10 @@ def test_error_rates():
 
 def test_config_bounds():
     with pytest.raises(ValueError, match="cube loss alone"):
-        cls_eq.Config(sizes=[(16, 4)], losses=["cube"])
+        cls_eq.config.Config(sizes=[(16, 4)], losses=["cube"])
     with pytest.raises(ValueError):
-        cls_eq.Config(sizes=[(100_000, 4)])
-    assert [j[2] for j in cls_eq.jobs_of(cls_eq.Config(sizes=[(6, 3), (16, 4)]))] == [
+        cls_eq.config.Config(sizes=[(100_000, 4)])
+    assert [j[2] for j in cls_eq.config.jobs_of(cls_eq.config.Config(sizes=[(6, 3), (16, 4)]))] == [
         "population",
         "cube",
         "population",
@@ -106,15 +106,15 @@ def test_config_bounds():
 
 def test_tiny_end_to_end(tmp_path):
     config = cls_eq.EXPERIMENT.config("quick", sizes=[(6, 3), (12, 4)], seeds=3, steps=3)
-    jobs = cls_eq.split(config)
+    jobs = cls_eq.run.split(config)
     assert len(jobs) == 3
-    recs = [r for job in jobs for r in cls_eq.run(job)]
+    recs = [r for job in jobs for r in cls_eq.run.run(job)]
     json.dumps(recs, allow_nan=False)
     claim = judged(recs, config)
     assert claim["verdict"] in stats.OUTCOMES
     assert max(x for r in recs for x in r["dev"]) < 1e-9  # three steps stay at rounding level
     assert min(x for r in recs for x in r["control"]) > 1e-6  # the wrong map shows at once
-    paths = cls_eq.figure(recs, config, tmp_path)
+    paths = cls_eq.figure.figure(recs, config, tmp_path)
     assert paths[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from attnsep.experiments import xor_ffnn_width as fw
-from attnsep.experiments import xor_ffnn_width_verdict as fv
 from attnsep.experiments import xor_thresholds as xt
+from attnsep.experiments.xor_ffnn_width import calibration as fc
+from attnsep.experiments.xor_ffnn_width import verdict as fv
 from attnsep.metrics import calibration, stats
 from attnsep.models.mlp import MLP, count
 from attnsep.train.search import probe_matrix, smallest_passing
@@ -119,7 +120,7 @@ def test_error_rates_at_the_standard_sizes():
     0.98 and false pass 0 over 60 simulations): power >= 0.8 and false pass <= 0.05 over 40."""
     config = fw.EXPERIMENT.config("standard")
     real = [record(d, lambda d: 3.0, seed=3) for d in config.d_values]
-    hyp = fv.hypotheses(real, config)
+    hyp = fc.hypotheses(real, config)
     assert "at every d" in hyp.paper_law and "d^0.5" in hyp.rival_law and hyp.redraws_itself
     rates = calibration.calibrate(fv.verdict, hyp, config, simulations=40)
     assert rates["power"] >= 0.8, rates
@@ -131,15 +132,15 @@ def test_error_rates_at_the_standard_sizes():
 
 def test_tiny_run_end_to_end(tmp_path):
     config = fw.EXPERIMENT.config("quick", d_values=[8, 10, 12], seeds=3, steps=100, width_limit=4)
-    jobs = fw.split(config)
+    jobs = fw.run.split(config)
     assert [j.d_values for j in jobs] == [[12], [10], [8]]
-    records = [r for job in jobs for r in fw.run(job)]
+    records = [r for job in jobs for r in fw.run.run(job)]
     json.dumps(records, allow_nan=False)
-    claim = fw.verdict(records, config)
+    claim = fw.verdict.verdict(records, config)
     assert claim["verdict"] in stats.OUTCOMES and claim["criterion"] == fv.CRITERION
-    paths = fw.figure(records, config, tmp_path)
+    paths = fw.figure.figure(records, config, tmp_path)
     assert paths[0].read_bytes()[:4] == b"\x89PNG"
-    assert fw.work(jobs[0].model_dump()) > 0 and fw.peak(jobs[0].model_dump()) > 0
+    assert fw.run.work(jobs[0].model_dump()) > 0 and fw.run.peak(jobs[0].model_dump()) > 0
 
 
 def test_bad_configs_are_one_line_errors():
@@ -152,7 +153,7 @@ def test_bad_configs_are_one_line_errors():
 
 
 def test_no_size_is_named_when_an_interval_all_but_touches_its_bound():
-    from attnsep.experiments.xor_ffnn_width_verdict import deciding_d
+    from attnsep.experiments.xor_ffnn_width.verdict import deciding_d
 
     near = {"d": [16, 32, 64], "alpha_w": (0.3, 0.25 - 1e-12, 0.4), "alpha_P": (1, 0.9, 1.1)}
     assert deciding_d(near) is None  # once an OverflowError

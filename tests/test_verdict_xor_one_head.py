@@ -66,7 +66,9 @@ def test_tiny_end_to_end(tmp_path):
         assert not any(r["arms"]["tied"]["success_final"] + r["arms"]["one"]["success_final"])
         assert min(r["arms"]["tied"]["loss_final"]) >= 0.5 - 1e-12
         assert min(r["arms"]["one"]["loss_final"]) >= 1 + 1 / r["d"] - 1e-12
-    assert one_head.figure.figure(recs, config, tmp_path)[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (
+        one_head.figure.figure(recs, config, tmp_path)[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    )
 
 
 def random_theta(heads: int, seeds: int = 3, m: int = 5) -> torch.Tensor:

@@ -13,7 +13,9 @@ import torch
 
 from attnsep.exact.gaussian_xor import population_loss, sampled_loss, simplex_floor_bound
 from attnsep.experiments import base, xor_rotated_basis
-from attnsep.experiments.xor_rotated_basis import EXPERIMENT, Config, split
+from attnsep.experiments.xor_rotated_basis import EXPERIMENT
+from attnsep.experiments.xor_rotated_basis.config import Config
+from attnsep.experiments.xor_rotated_basis.run import split
 from attnsep.metrics import stats
 from attnsep.models.query_heads import haar_frame
 from attnsep.train import gaussian_xor as gx
@@ -156,7 +158,7 @@ def _estimate(claim: dict, name: str) -> dict:
 
 def test_the_finding_reports_rates_and_intervals_of_constructed_records():
     config = Config()
-    claim = xor_rotated_basis.verdict(_records([0.03] * 9 + [0.3] * 11), config)
+    claim = xor_rotated_basis.verdict.verdict(_records([0.03] * 9 + [0.3] * 11), config)
     assert claim["verdict"] == stats.FINDING
     json.dumps(claim, allow_nan=False)
     axis = _estimate(claim, "transformer, axis, d=64: success rate")
@@ -177,7 +179,7 @@ def test_the_finding_reports_rates_and_intervals_of_constructed_records():
 
 
 def test_the_finding_says_when_the_mlp_rates_differ():
-    claim = xor_rotated_basis.verdict(_records([0.3] * 20), Config())
+    claim = xor_rotated_basis.verdict.verdict(_records([0.3] * 20), Config())
     diff = _estimate(claim, "mlp, d=16: rate rotated - axis")
     assert diff["high"] < 0
     assert "excludes 0 at some d" in claim["reason"]
@@ -187,9 +189,9 @@ def test_tiny_end_to_end_and_split_independence(tmp_path):
     config = EXPERIMENT.config("quick", **TINY)
     jobs = split(config)
     assert len(jobs) == 4
-    records = [r for job in jobs for r in xor_rotated_basis.run(job)]
+    records = [r for job in jobs for r in xor_rotated_basis.run.run(job)]
     json.dumps(records, allow_nan=False)
-    whole = xor_rotated_basis.run(config)  # one job: the same numbers
+    whole = xor_rotated_basis.run.run(config)  # one job: the same numbers
     key = lambda r: (r["d"], r["model"], r["task"])  # noqa: E731
     assert sorted(records, key=key) == sorted(whole, key=key)
     claim = EXPERIMENT.verdict(records, config)

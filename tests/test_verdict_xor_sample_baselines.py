@@ -14,7 +14,7 @@ import pytest
 
 from attnsep.exact import gf2
 from attnsep.experiments import xor_sample_baselines as sb
-from attnsep.experiments import xor_sample_baselines_verdict as sv
+from attnsep.experiments.xor_sample_baselines import verdict as sv
 from attnsep.metrics import stats
 from attnsep.train.fcn_online import OnlineSetup, check_steps, samples_to_success
 
@@ -122,7 +122,7 @@ def records_for(law, ds=(8, 16, 32, 64), replicas=50, none_at=None):
 
 
 def test_the_finding_reports_the_numbers_and_intervals():
-    claim = sv.finding(records_for(lambda d: 2 * d), sb.EXPERIMENT.config("quick"))
+    claim = sv.verdict(records_for(lambda d: 2 * d), sb.EXPERIMENT.config("quick"))
     json.dumps(claim, allow_nan=False)
     assert claim["verdict"] == stats.FINDING
     by = {e["name"]: e for e in claim["estimates"]}
@@ -134,7 +134,7 @@ def test_the_finding_reports_the_numbers_and_intervals():
     for e in claim["estimates"]:
         if None not in (e["value"], e["low"], e["high"]):
             assert e["low"] <= e["value"] <= e["high"], e
-    late = sv.finding(records_for(lambda d: 2 * d, none_at=64), sb.EXPERIMENT.config("quick"))
+    late = sv.verdict(records_for(lambda d: 2 * d, none_at=64), sb.EXPERIMENT.config("quick"))
     by = {e["name"]: e for e in late["estimates"]}
     assert by["n* mlp (d=64)"]["value"] is None  # more than 10% not done: n* = inf
     assert by["mlp not done (d=64)"]["value"] == pytest.approx(0.2)
@@ -158,16 +158,16 @@ def test_tiny_run_end_to_end(tmp_path):
     config = sb.EXPERIMENT.config(
         "quick", d_values=[6, 8, 12], seeds=40, mlp_seeds=10, max_samples=4096
     )
-    jobs = sb.split(config)
+    jobs = sb.run.split(config)
     assert [j.methods for j in jobs][:3] == [["mlp"]] * 3
-    records = [r for job in jobs for r in sb.run(job)]
+    records = [r for job in jobs for r in sb.run.run(job)]
     json.dumps(records, allow_nan=False)
-    claim = sb.finding(records, config)
+    claim = sb.verdict.verdict(records, config)
     assert claim["verdict"] == stats.FINDING and claim["criterion"] == sv.RULE
-    paths = sb.figure(records, config, tmp_path)
+    paths = sb.figure.figure(records, config, tmp_path)
     assert paths[0].read_bytes()[:4] == b"\x89PNG"
     for job in jobs:
-        assert sb.work(job.model_dump()) > 0 and sb.peak(job.model_dump()) > 0
+        assert sb.run.work(job.model_dump()) > 0 and sb.run.peak(job.model_dump()) > 0
 
 
 def test_bad_configs_are_one_line_errors():

@@ -19,6 +19,20 @@
 # takes it: `list_experiments`, `run_experiment`, `sweep` and `reproduce` with its report
 # and its store, where a job already computed is never computed again.
 #
+# Each built-in claim is a package under `attnsep/experiments/`, one file per part:
+#
+# ```
+# experiments/select_fixed_pe/
+#   __init__.py     the claim in words, and its registration
+#   config.py       the typed config and its presets (pure data)
+#   run.py          split into jobs, run one job into records, its work and peak memory
+#   verdict.py      the criterion, written before the numbers, and the verdict
+#   calibration.py  the laws the criterion's power and false pass are measured on
+#   figure.py       the figure
+# ```
+#
+# This notebook writes the same parts, in that order, in its cells.
+#
 # Our claim, beside SPEC B4: with **ideal orthonormal** encodings, the selector at
 # `W = αI` on the position block has the loss
 # `L_T(α) = d T (T − q) / (q (q e^α + T − q)²)`. Random unit encodings of width `m_p` are
@@ -43,7 +57,7 @@ from attnsep.positional_encodings import StochasticPE
 from attnsep.tasks.selection import TokenSelection, sts
 
 # %% [markdown]
-# ## The config
+# ## The config (`config.py`)
 #
 # A pydantic subclass of the experiments' base config (`ExperimentConfig`; `SubsetConfig`
 # adds the check `q <= T`): unknown keys, wrong types, NaN and infinity are one-line errors,
@@ -72,7 +86,7 @@ class Config(SubsetConfig):
 
 
 # %% [markdown]
-# ## Jobs and records
+# ## Jobs and records (`run.py`)
 #
 # `split` cuts a config into independent jobs (here one per width); `run` computes one job
 # and returns plain, JSON-able records. It uses the public `Selector` module (tutorial 4)
@@ -104,7 +118,7 @@ def run(config: Config) -> list[dict]:
 
 
 # %% [markdown]
-# ## The verdict and the figure
+# ## The verdict (`verdict.py`) and the figure (`figure.py`)
 #
 # `verdict` returns `reproduced`, `not reproduced` or `inconclusive` with its reason
 # (`stats.claim` adds what was measured, the criterion and the estimates with their
@@ -167,7 +181,7 @@ def figure(records: list[dict], config: Config, out: Path) -> list[Path]:
 
 
 # %% [markdown]
-# ## Register it
+# ## Register it (`__init__.py`)
 #
 # One `register(Experiment(...))`: a name, the claim's label, a title, the paper's (here our)
 # statement, the config type with its presets, `work=` (the work of one job from its stored
@@ -240,3 +254,26 @@ print(strict.verdict, "-", strict.outcome["reason"])
 swept = attnsep.sweep("orthonormal-gap", {"alpha": [1.0, 2.0]}, store=store, executor="inline")
 print(swept.summary())
 shutil.rmtree(folder)
+
+# %% [markdown]
+# ## Making it built in
+#
+# To ship the claim with attnsep (so that the `process` and `ray` executors run it too), put
+# the cells above into a package `experiments/orthonormal_gap/` with the files shown at the
+# top, add its entry (package, name, claim, title, the paper's sentence, companions) to
+# `experiments/built_ins.py`, and register it with that entry, as every built-in claim does:
+#
+# ```python
+# from ..base import from_package, register
+# from . import config, figure, run, verdict
+#
+# EXPERIMENT = register(from_package("orthonormal-gap", config, run, verdict, figure))
+# ```
+#
+# `from_package` takes the entry, `config.Config` and `config.PRESETS`, `run.run`,
+# `run.split`, `run.work`, `run.peak`, `verdict.verdict`, `figure.figure` (and
+# `calibration.hypotheses` when a `calibration` module is given); any other setting
+# (`version`, `kind`, `section`, `tuned_on`, ...) is a keyword.
+#
+# `attnsep list` reads the entries of `built_ins.py` without importing any claim, and a test
+# holds each package's registration to its entry.

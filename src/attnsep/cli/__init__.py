@@ -1,67 +1,71 @@
 """The ``attnsep`` command: parse, call the library, print. Bad input exits 2 with one line.
 
 A command's module is imported when that command runs; the list of commands (``--help``)
-reads each one's help from its module's source. So ``--help``, ``list`` and bad input
+reads each one's help from ``COMMANDS``. So ``--help``, ``list`` and bad input
 answer without loading what other commands need (DESIGN.md, "Cheap to start").
 """
 
 from __future__ import annotations
 
-import ast
 import sys
-from functools import cache
 from importlib import import_module
-from pathlib import Path
 from typing import Any, cast
 
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-COMMANDS = {  # name: (module of attnsep.cli, a command function or a typer.Typer in it)
-    "reproduce": ("engine", "reproduce"),
-    "sweep": ("engine", "sweep"),
-    "report": ("engine", "report"),
-    "list": ("engine", "list_experiments"),
-    "show": ("engine", "show_experiment"),
-    "xor": ("xor", "app"),
-    "select": ("select", "app"),
-    "frontier": ("baselines", "frontier"),
-    "runs": ("engine", "runs"),
-    "fcn": ("baselines", "fcn"),
+COMMANDS = {  # name: (module of attnsep.cli, a command function or a typer.Typer in it, help)
+    "reproduce": (
+        "engine",
+        "reproduce",
+        "Rerun every claim of both papers and write the report (index.html, claims.json).",
+    ),
+    "sweep": (
+        "engine",
+        "sweep",
+        "Run an experiment over a grid of its config fields; results go to the store.",
+    ),
+    "report": (
+        "engine",
+        "report",
+        "Rebuild the report of the last reproduction from the store (nothing is recomputed).",
+    ),
+    "list": ("engine", "list_experiments", "The experiments and the claim each reproduces."),
+    "show": (
+        "engine",
+        "show_experiment",
+        "An experiment's config: each field's type, default, limits, help; presets and cost.",
+    ),
+    "xor": ("xor", "app", "Sparse XOR / k-sparse parity with the query-vector attention model."),
+    "select": (
+        "select",
+        "app",
+        "Sparse token selection (q-sparse averaging): one-layer selector vs the FCN bound.",
+    ),
+    "frontier": (
+        "baselines",
+        "frontier",
+        "Parameters needed vs problem size, transformer against FCN.",
+    ),
+    "runs": ("engine", "runs", "Inspect and export the results store."),
+    "fcn": (
+        "baselines",
+        "fcn",
+        "Fully-connected ReLU baselines on sparse XOR and token selection.",
+    ),
 }
-
-
-@cache
-def source(module: str) -> ast.Module:
-    """The syntax tree of ``attnsep/cli/<module>.py``, parsed from the file (not imported)."""
-    return ast.parse(Path(__file__).with_name(f"{module}.py").read_text(encoding="utf-8"))
-
-
-def written_help(name: str) -> str | None:
-    """Command ``name``'s help as its module writes it: the function's docstring, or the
-    ``help=`` string of its ``typer.Typer``; ``None`` if it is not written out there."""
-    module, attribute = COMMANDS[name]
-    for node in source(module).body:
-        if isinstance(node, ast.FunctionDef) and node.name == attribute:
-            return ast.get_docstring(node)
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-            if any(getattr(target, "id", None) == attribute for target in node.targets):
-                text = next((k.value for k in node.value.keywords if k.arg == "help"), None)
-                if isinstance(text, ast.Constant) and isinstance(text.value, str):
-                    return text.value
-                return None
-    return None
+"""The commands as pure data: ``--help`` lists them without importing their modules."""
 
 
 def load(name: str) -> Any:
     """Command ``name``, its module imported, built as the top-level group would build it."""
-    module, attribute = COMMANDS[name]
+    module, attribute, help = COMMANDS[name]
     target = getattr(import_module(f"{__name__}.{module}"), attribute)
     parent = typer.Typer(add_completion=False)
     if isinstance(target, typer.Typer):
-        parent.add_typer(target, name=name)
+        parent.add_typer(target, name=name, help=help)
         return cast(TyperGroup, typer.main.get_command(parent)).commands[name]
-    parent.command(name)(target)
+    parent.command(name, help=help)(target)
     return typer.main.get_command(parent)
 
 
@@ -90,9 +94,7 @@ class Group(TyperGroup):
         """For the command list: a loaded command, or a stand-in with the written help."""
         command = self.commands.get(cmd_name)
         if isinstance(command, Listed) and command.help is None:
-            command.help = written_help(cmd_name)
-            if command.help is None:  # not written out: ask the command itself
-                return self.commands[cmd_name]
+            command.help = COMMANDS[cmd_name][2]
         return command
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:

@@ -11,14 +11,10 @@ import typer
 
 from ..api import FRONTIER_SOLVERS, frontier_select, frontier_xor
 from ..configs import SelectionFCNConfig, XorFCNConfig, int_list, require
-from .common import FORCE, JSON, QUIET, argument_of, fields, option, output, print_result, steps_bar
+from .common import FORCE, JSON, QUIET, argument_of, config_options, output, print_result, steps_bar
 
-fcn = typer.Typer(
-    help="Fully-connected ReLU baselines on sparse XOR and token selection.", no_args_is_help=True
-)
-frontier = typer.Typer(
-    help="Parameters needed vs problem size, transformer against FCN.", no_args_is_help=True
-)
+fcn = typer.Typer(no_args_is_help=True)  # its help: ``cli.COMMANDS``
+frontier = typer.Typer(no_args_is_help=True)
 Q_HELP = "Subset sizes, comma-separated, each < every T."
 STORE_HELP = "Results database; its stored jobs are read back, not computed again."
 SOLVER_HELP = (
@@ -28,16 +24,12 @@ SOLVER_HELP = (
 
 
 @fcn.command("xor")
+@config_options(
+    XorFCNConfig, "width replicas steps batch lr optimizer loss seed", flags={"replicas": "--seeds"}
+)
 def fcn_xor(
+    config: dict[str, Any],
     d: int = typer.Option(..., "--d", help="Input length."),
-    width: int = option(XorFCNConfig, "width"),
-    seeds: int = option(XorFCNConfig, "replicas", "--seeds"),
-    steps: int = option(XorFCNConfig, "steps"),
-    batch: int = option(XorFCNConfig, "batch", help="Fresh samples per step."),
-    lr: float | None = option(XorFCNConfig, "lr"),
-    optimizer: str = option(XorFCNConfig, "optimizer"),
-    loss: str = option(XorFCNConfig, "loss"),
-    seed: int = option(XorFCNConfig, "seed"),
     as_json: bool = JSON,
     quiet: bool = QUIET,
     force: bool = FORCE,
@@ -45,34 +37,25 @@ def fcn_xor(
     """Train two-layer ReLU nets on sparse XOR; success = test sign error <= 0.01 (SPEC A7.6)."""
     from .. import api
 
-    with steps_bar(f"fcn xor (d={d}, width={width})", quiet) as bar:
-        run = api.train_fcn(
-            "xor", seeds=seeds, progress=bar, force=force, **fields(XorFCNConfig, locals())
-        )
+    seeds = config.pop("replicas")
+    with steps_bar(f"fcn xor (d={d}, width={config['width']})", quiet) as bar:
+        run = api.train_fcn("xor", d=d, seeds=seeds, progress=bar, force=force, **config)
     output("fcn xor", run.report(), as_json)
 
 
 @fcn.command("select")
+@config_options(
+    SelectionFCNConfig, "d T q width replicas steps batch lr seed", flags={"replicas": "--seeds"}
+)
 def fcn_select(
-    d: int = option(SelectionFCNConfig, "d"),
-    T: int = option(SelectionFCNConfig, "T"),
-    q: int = option(SelectionFCNConfig, "q"),
-    width: int = option(SelectionFCNConfig, "width"),
-    seeds: int = option(SelectionFCNConfig, "replicas", "--seeds"),
-    steps: int = option(SelectionFCNConfig, "steps"),
-    batch: int = option(SelectionFCNConfig, "batch", help="Sequences per step."),
-    lr: float = option(SelectionFCNConfig, "lr"),
-    seed: int = option(SelectionFCNConfig, "seed"),
-    as_json: bool = JSON,
-    quiet: bool = QUIET,
-    force: bool = FORCE,
+    config: dict[str, Any], as_json: bool = JSON, quiet: bool = QUIET, force: bool = FORCE
 ) -> None:
     """Train an MLP on the concatenation (vec X, 1_y) for q-sparse averaging (SPEC B4, B5.4)."""
     from .. import api
 
-    with steps_bar(f"fcn select (T={T}, width={width})", quiet) as bar:
-        given = fields(SelectionFCNConfig, locals())
-        run = api.train_fcn("select", seeds=seeds, progress=bar, force=force, **given)
+    seeds = config.pop("replicas")
+    with steps_bar(f"fcn select (T={config['T']}, width={config['width']})", quiet) as bar:
+        run = api.train_fcn("select", seeds=seeds, progress=bar, force=force, **config)
     output("fcn select", run.report(), as_json)
 
 

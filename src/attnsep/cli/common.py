@@ -5,11 +5,13 @@ tables, progress bars, runtime errors). rich loads only when something is printe
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import json
 import sys
+import types
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
 
 import typer
 
@@ -39,17 +41,60 @@ def option(
     return typer.Option(default, flag or "--" + name.replace("_", "-"), help=text)
 
 
+def option_type(annotation: Any) -> Any:
+    """The type the command line parses a field's value as: a ``Literal``'s choices as text (the
+    config checks them), ``X | None`` as ``X | None``, anything else as written."""
+    if get_origin(annotation) is Literal:
+        return str
+    if get_origin(annotation) in (Union, types.UnionType):
+        (inner,) = [arg for arg in get_args(annotation) if arg is not type(None)]
+        return option_type(inner) | None
+    return annotation
+
+
+def config_options(
+    model: type[BaseModel], names: str, flags: dict[str, str] | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A command's options for ``model``'s fields ``names`` (space-separated), each made by
+    :func:`option` from the field (type, default, limits and help written once, in the config);
+    the command receives their values as one dict, its first argument ``config``. ``flags``
+    gives a field another flag (e.g. ``{"replicas": "--seeds"}``)."""
+    flags = flags or {}
+    params = {  # field: the command's parameter (named after its flag)
+        name: flags[name].lstrip("-").replace("-", "_") if name in flags else name
+        for name in names.split()
+    }
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        own = list(inspect.signature(command, eval_str=True).parameters.values())[1:]
+        made = [
+            inspect.Parameter(
+                param,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=option(model, name, flags.get(name)),
+                annotation=option_type(model.model_fields[name].annotation),
+            )
+            for name, param in params.items()
+        ]
+
+        @functools.wraps(command)
+        def run(**given: Any) -> Any:
+            return command({name: given.pop(param) for name, param in params.items()}, **given)
+
+        signature = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in made + own]
+        run.__signature__ = inspect.Signature(signature)  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in signature}
+        return run
+
+    return decorate
+
+
 def argument_of(function: Callable[..., Any], name: str, flag: str, help: str) -> Any:
     """``typer.Option`` for a library function's argument ``name``, with its default."""
     default = inspect.signature(function).parameters[name].default
     if isinstance(default, tuple):
         default = ",".join(str(value) for value in default)
     return typer.Option(default, flag, help=help)
-
-
-def fields(model: type[BaseModel], given: dict[str, Any]) -> dict[str, Any]:
-    """The options in ``given`` (a command's ``locals()``) named after ``model``'s fields."""
-    return {name: value for name, value in given.items() if name in model.model_fields}
 
 
 def emit_json(obj: dict[str, Any]) -> None:

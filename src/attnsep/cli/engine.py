@@ -73,7 +73,6 @@ def reproduce(
     seeds: str | None = typer.Option(None, "--seeds", help=SEEDS_HELP),
     as_json: bool = JSON,
 ) -> None:
-    """Rerun every claim of both papers and write the report (index.html, claims.json)."""
     from .. import api
 
     seconds("--calibration", calibration)
@@ -117,7 +116,6 @@ def sweep(
     plan: bool = PLAN,
     calibration: float = CALIBRATION,
 ) -> None:
-    """Run an experiment over a grid of its config fields; results go to the store."""
     from .. import api
 
     seconds("--calibration", calibration)
@@ -134,7 +132,7 @@ def sweep(
         raise typer.Exit(1)
 
 
-runs = typer.Typer(help="Inspect and export the results store.", no_args_is_help=True)
+runs = typer.Typer(no_args_is_help=True)  # its help: ``cli.COMMANDS``
 
 
 @runs.command("list")
@@ -181,7 +179,6 @@ def report(
     claim: str | None = CLAIM,
     as_json: bool = JSON,
 ) -> None:
-    """Rebuild the report of the last reproduction from the store (nothing is recomputed)."""
     from .. import api
 
     done = api.report(out, store_path, workers, claim)
@@ -195,14 +192,12 @@ def report(
 
 
 def show_experiment(experiment: str = EXPERIMENT, as_json: bool = JSON) -> None:
-    """An experiment's config: each field's type, default, limits, help; presets and cost."""
     from .. import api
 
     output("show", api.show(experiment), as_json)
 
 
 def list_experiments(as_json: bool = JSON) -> None:
-    """The experiments and the claim each reproduces."""
     from .. import api
 
     output("list", {"experiments": api.experiments()}, as_json)

@@ -2,34 +2,27 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from ..configs import EVAL_SIZE, SelectionTrainConfig, parse_lengths, require
-from .common import FORCE, QUIET, fields, option, output, steps_bar
+from .common import FORCE, QUIET, config_options, output, steps_bar
 
-app = typer.Typer(
-    help="Sparse token selection (q-sparse averaging): one-layer selector vs the FCN bound.",
-    no_args_is_help=True,
-)
+app = typer.Typer(no_args_is_help=True)  # its help: ``cli.COMMANDS``
 BOUND_D_HELP = "token dimension for the reference losses; default 1 = per coordinate"
 
 
 @app.command("train")
+@config_options(
+    SelectionTrainConfig,
+    "d T q pe pe_dim pe_kind steps batch lr replicas seed trainable",
+    flags={"replicas": "--seeds"},
+)
 def train_command(
-    d: int = option(SelectionTrainConfig, "d"),
-    T: int = option(SelectionTrainConfig, "T"),
-    q: int = option(SelectionTrainConfig, "q"),
-    pe: str = option(SelectionTrainConfig, "pe"),
-    pe_dim: int = option(SelectionTrainConfig, "pe_dim"),
-    pe_kind: str = option(SelectionTrainConfig, "pe_kind"),
-    steps: int = option(SelectionTrainConfig, "steps"),
-    batch: int = option(SelectionTrainConfig, "batch"),
-    lr: float = option(SelectionTrainConfig, "lr"),
-    seeds: int = option(SelectionTrainConfig, "replicas", "--seeds"),
-    seed: int = option(SelectionTrainConfig, "seed"),
+    config: dict[str, Any],
     eval_lengths: str | None = typer.Option(None, "--eval-lengths", help="default T,2T,4T,8T"),
     eval_size: int = typer.Option(EVAL_SIZE, "--eval-size", help="sequences per eval length"),
-    trainable: str = option(SelectionTrainConfig, "trainable"),
     json_out: bool = typer.Option(False, "--json", help="one JSON object on stdout"),
     save: str | None = typer.Option(None, "--save", help="write W (and P) to FILE.npz"),
     quiet: bool = QUIET,
@@ -42,15 +35,15 @@ def train_command(
     """
     from .. import api
 
-    given = fields(SelectionTrainConfig, locals())
-    SelectionTrainConfig(**given, replicas=seeds)  # the fields first, then the lengths
-    given.update(
-        m_p=given.pop("pe_dim"), eval_lengths=parse_lengths("--eval-lengths", eval_lengths, T, q)
+    SelectionTrainConfig(**config)  # the fields first, then the lengths
+    T, q, seeds = config["T"], config["q"], config.pop("replicas")
+    config.update(
+        m_p=config.pop("pe_dim"), eval_lengths=parse_lengths("--eval-lengths", eval_lengths, T, q)
     )
     require(eval_size >= 2, f"--eval-size must be an integer >= 2, got {eval_size}")
     with steps_bar(f"select train (T={T}, q={q})", quiet) as bar:
         run = api.train_selector(
-            **given, seeds=seeds, eval_size=eval_size, save=save, progress=bar, force=force
+            **config, seeds=seeds, eval_size=eval_size, save=save, progress=bar, force=force
         )
     output("select train", run.report(), json_out)
 

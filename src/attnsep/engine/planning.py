@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..configs import CALIBRATION_BUDGET
-from .store import DEFAULT_PATH, Store, inspect
+from .store import DEFAULT_PATH, Store
+from .store_state import inspect
 
 if TYPE_CHECKING:
     from .executors import Executor

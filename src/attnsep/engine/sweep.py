@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.resources import LONG_COMMAND, duration
 from .jobs import Job, unique
-from .store import Store, inspect
+from .store import Store
+from .store_state import inspect
 
 if TYPE_CHECKING:
     from .executors import Executor

@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, TypeVar, cast
 
 from pydantic import ConfigDict, Field, model_validator
 
 from ..configs import PRESET_HELP, ConfigBase, Seed
 from ..core.validate import shown
+from .built_ins import entry
 from .registry import REGISTRY
 
 if TYPE_CHECKING:  # numpy only where a claim is calibrated: the command line starts without it
@@ -183,6 +185,36 @@ def register(experiment: Experiment[C]) -> Experiment[C]:
     REGISTRY[experiment.name] = experiment
     experiment.config_type.label = experiment.name
     return experiment
+
+
+def from_package(
+    name: str,
+    config: ModuleType,
+    run: ModuleType,
+    verdict: ModuleType,
+    figure: ModuleType,
+    calibration: ModuleType | None = None,
+    /,
+    **settings: Any,
+) -> Experiment[Any]:
+    """The built-in experiment ``name`` from its package's modules (docs/layout.md): its entry
+    in ``built_ins``, ``config.Config`` and ``config.PRESETS``, ``run.run``, ``run.split``,
+    ``run.work`` and ``run.peak``, ``verdict.verdict``, ``figure.figure`` and, where given,
+    ``calibration.hypotheses``; ``settings`` gives the rest (``version``, ``kind``,
+    ``tuned_on``, ...) or another part in place of one of these."""
+    parts: dict[str, Any] = {
+        "config_type": config.Config,
+        "presets": config.PRESETS,
+        "run": run.run,
+        "split": run.split,
+        "work": run.work,
+        "peak": run.peak,
+        "verdict": verdict.verdict,
+        "figure": figure.figure,
+    }
+    if calibration is not None:
+        parts["hypotheses"] = calibration.hypotheses
+    return Experiment(**entry(name), **{**parts, **settings})
 
 
 def get(name: str) -> Experiment[Any]:

@@ -12,7 +12,7 @@ replicas (``XorFrontier``). The ``separation-xor`` experiment runs and judges th
 For a criterion's error rates (SPEC Part E), ``simulated_search`` runs the same search on
 replicas with latent thresholds (and the success plateau's failures, SPEC Part F), so simulated
 records sit on the real integer grid. The growth of a threshold with ``d`` is decided by the rule
-of SPEC Part F (``growth_test``), shared by A7.2 and A7.6.
+of SPEC Part F (``growth_test``), shared by A7.2 and A7.6; ``xor_growth_text`` words its outcome.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ import torch
 from ..configs import Device, XorFCNConfig, default
 from ..metrics import growth, stats
 from ..metrics.calibration import fit_or_flat, log_spread
-from ..metrics.growth import UNREACHED
+from ..metrics.laws import POLYLOG, POWER, Law, exponent_draws
 from ..metrics.parity import step_sign_error
-from ..metrics.stats import POWER, estimate, exponent_draws, interval, wilson
+from ..metrics.stats import estimate, interval, wilson
 from ..models.mlp import count
 from ..models.query_heads import QueryHeads
 from ..train.fcn import train_xor
@@ -302,8 +302,6 @@ def plateau_failures(
 
 # --- the growth of a threshold (SPEC Part F): A7.2, and A7.6's transformer -------------------
 
-SIDES = {"paper": "polylog", "rival": "the power law", "neither": "neither law"}
-
 
 def crossing_draws(
     sizes: list[int],
@@ -347,68 +345,18 @@ def growth_test(
     ``growth.MIN_SIZES`` sizes, ``UNREACHED`` with a threshold not reached
     (``growth.both_rules``). ``fits``: both laws fitted on the smaller half (the held-out
     test's), for a figure."""
-    g = growth.both_rules(stats.POLYLOG, POWER, ds, values, draws, rival_min)
+    g = growth.both_rules(POLYLOG, POWER, ds, values, draws, rival_min)
     if "held_out" in g:
         half = len(g["held_out"]["fitted_on"])
         g["fits"] = {
-            "paper": stats.POLYLOG.fit(ds[:half], values[:half]),
+            "paper": POLYLOG.fit(ds[:half], values[:half]),
             "rival": POWER.fit(ds[:half], values[:half], rival_min),
         }
     return g
 
 
-def fmt_rule(e: dict[str, Any] | None) -> str:
-    """A growth rule's estimate as ``value [low, high]`` (a missing end: ``-inf`` / ``inf``)."""
-    if e is None:
-        return "n/a"
-    low = -math.inf if e["low"] is None and e["value"] is not None else e["low"]
-    high = math.inf if e["high"] is None and e["value"] is not None else e["high"]
-    return stats.fmt_interval(e["value"], low, high, 2)
-
-
-def growth_text(g: dict[str, Any]) -> str:
-    """The two rules' numbers in one clause (a claim's ``measured``); empty when not run."""
-    if "curvature" not in g:
-        return ""
-    c, h = g["curvature"], g["held_out"]
-    return (
-        f"{stats.fmt_estimate(c['smaller'])}, {stats.fmt_estimate(c['larger'])}, "
-        f"{stats.fmt_estimate(c['change'])} -> {c['decided']}; held-out (fit d <= "
-        f"{int(max(h['fitted_on']))}): {stats.fmt_estimate(h['paper'])}, "
-        f"{stats.fmt_estimate(h['rival'])}, {stats.fmt_estimate(h['difference'])} -> {g['side']}"
-    )
-
-
-def growth_reason(g: dict[str, Any], sizes: int, rival_min: float) -> str:
-    """One clause: what the growth rules found (for a claim's reason)."""
-    if g["decided"] is None:
-        return f"the growth rules need at least {growth.MIN_SIZES} values of d, got {sizes}"
-    if g["decided"] == UNREACHED:
-        return "a threshold was not reached within the probes"
-    c, h = g["curvature"], g["held_out"]
-    if g["decided"] == "paper":
-        falls = c["change"]["high"] is not None and c["change"]["high"] < 0
-        bend = (
-            f"falls from {fmt_rule(c['smaller'])} on the smaller d's to {fmt_rule(c['larger'])} "
-            "on the larger (interval-separated)"
-            if falls
-            else f"is {fmt_rule(c['larger'])} on the larger d's, below any power >= {rival_min:g}"
-        )
-        return (
-            f"the local log-log exponent {bend}, and the polylog law fitted on the smaller d's "
-            f"predicts the larger ones better than the power law (held-out error "
-            f"{fmt_rule(h['paper'])} against {fmt_rule(h['rival'])})"
-        )
-    return (
-        f"the curvature test sides with {SIDES[c['decided']]} (local exponent "
-        f"{fmt_rule(c['smaller'])} on the smaller d's, {fmt_rule(c['larger'])} on the larger), "
-        f"the held-out test with {SIDES[g['side']]} (rival's minus paper's error "
-        f"{fmt_rule(h['difference'])})"
-    )
-
-
 def law_draws(
-    law: stats.Law, ds: list[float], m: list[float], draws: np.ndarray, min_exponent: float | None
+    law: Law, ds: list[float], m: list[float], draws: np.ndarray, min_exponent: float | None
 ) -> list[tuple[float, ...]]:
     """``law`` fitted to each bootstrap row of the thresholds with every size reached (at most
     200 rows): a simulated run draws its law from them (SPEC Part F); ``[law fitted to m]`` when

@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from . import stats
+from .laws import GrowthLaw, Law
 
 SIMULATIONS = 200
 """Record sets simulated per hypothesis: a rate's Wilson interval is then about ``± 0.06``."""
@@ -348,14 +349,14 @@ def log_spread(
     return max(floor, float(np.median(spreads))) if spreads else floor
 
 
-def fitted_value(law: stats.GrowthLaw, params: Sequence[float], x: float) -> float:
+def fitted_value(law: GrowthLaw, params: Sequence[float], x: float) -> float:
     """``law`` at ``x`` (a finite positive number, else ``nan``)."""
     y = float(law.predict(params, [x])[0])
     return y if math.isfinite(y) and y > 0 else math.nan
 
 
 def fit_or_flat(
-    law: stats.Law, ds: list[float], values: list[float], min_exponent: float | None = None
+    law: Law, ds: list[float], values: list[float], min_exponent: float | None = None
 ) -> tuple[float, ...]:
     """``law`` (a power or polylog law) fitted to the finite ``values`` at ``ds``; with fewer
     than two, through the one there is (or 1 at ``d = 2``) with exponent ``min_exponent`` (or

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..core.validate import require
 from . import stats
+from .laws import GrowthLaw, parameters
 
 
 def _halves(n: int) -> tuple[slice, slice]:
@@ -104,8 +105,8 @@ def _span(x: np.ndarray) -> str:
 
 
 def held_out_errors(
-    paper: stats.GrowthLaw,
-    rival: stats.GrowthLaw,
+    paper: GrowthLaw,
+    rival: GrowthLaw,
     xs: stats.Floats,
     values: stats.Floats,
     draws: np.ndarray,
@@ -122,7 +123,7 @@ def held_out_errors(
     point = np.asarray(values, dtype=float)[order][None, :]
     rows = np.asarray(draws, dtype=float)[:, order]
     rows = rows[np.isfinite(rows).all(axis=1) & (rows > 0).all(axis=1)]
-    half = max(stats.parameters(paper), stats.parameters(rival), len(x) // 2)
+    half = max(parameters(paper), parameters(rival), len(x) // 2)
     require(len(x) > half, f"a held-out test needs at least {half + 1} sizes, got {len(x)}")
     out: dict[str, Any] = {"fitted_on": x[:half].tolist(), "judged_on": x[half:].tolist()}
     if len(rows) < 2:
@@ -158,7 +159,7 @@ def held_out_errors(
 
 
 def _log_errors(
-    law: stats.GrowthLaw, x: np.ndarray, rows: np.ndarray, half: int, floor: float | None
+    law: GrowthLaw, x: np.ndarray, rows: np.ndarray, half: int, floor: float | None
 ) -> np.ndarray:
     """Per row: ``law`` fitted on the first ``half`` sizes, its mean absolute log error on the
     rest (``inf`` where a prediction is not finite and positive)."""
@@ -188,8 +189,8 @@ UNREACHED = "unreached"
 
 
 def both_rules(
-    paper: stats.GrowthLaw,
-    rival: stats.GrowthLaw,
+    paper: GrowthLaw,
+    rival: GrowthLaw,
     xs: stats.Floats,
     values: np.ndarray,
     draws: np.ndarray,

@@ -50,7 +50,7 @@ def initial_queries(
     orientation (pairwise inner products ``-1/(H-1)``, needs ``m >= H - 1``).
     ``orthogonal``: the heads are a uniformly random orthonormal frame (pairwise inner products
     0, needs ``m >= H``). For ``H >= 3`` the simplex stays the default: its heads first prefer
-    distinct support bits about twice as often (``experiments.xor_kparity.Config``).
+    distinct support bits about twice as often (``experiments.xor_kparity.config.Config``).
     ``independent``: every head i.i.d. uniform on the sphere.
     """
     one_of("init", init, INITS)

@@ -163,18 +163,40 @@ def judge_anew(
     seeds_run: Sequence[int],
 ) -> list[dict[str, Any]]:
     """:func:`judge` computing everything: the verdicts, the figures, the error rates."""
-    from ..metrics import calibration, stats  # numpy: not for the command line's start-up
+    from ..metrics import calibration  # numpy: not for the command line's start-up
 
-    name, seed = exp.name, config.seed
-    finished, errors = finished_records(store, name, jobs)
-    claim: dict[str, Any] = {
+    finished, errors = finished_records(store, exp.name, jobs)
+    claim = heading(exp, config, preset, jobs, finished)
+    if len(finished) < len(jobs):
+        return [incomplete(claim, len(finished), errors, store)]
+    records = [rec for row in finished for rec in row["records"]]
+    companions = verdict_of(claim, exp, config, records, out, calibrate)
+    seen = (*exp.tuned_on, *seeds_run)
+    claim["runs"] = other_runs(store, exp.name, preset, config.seed, seen)
+    claims = [claim, *(companion_entry(claim, exp, extra) for extra in companions)]
+    if calibrate == READ:
+        attach_preregistered(exp, preset, claim["config"], claims)
+    for entry in claims:
+        entry["reason"] = calibration.named_in(entry["reason"], entry.get("calibration"))
+    return claims
+
+
+def heading(
+    exp: base.Experiment,
+    config: base.ExperimentConfig,
+    preset: str,
+    jobs: list[Job],
+    finished: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """What an entry states before it is judged: the claim, its run and its jobs."""
+    return {
         "claim": exp.claim,
-        "name": name,
+        "name": exp.name,
         "title": exp.title,
         "kind": exp.kind,
         "paper": exp.paper,
         "section": exp.section,
-        "command": command_for(name, preset, seed),
+        "command": command_for(exp.name, preset, config.seed),
         "preset": preset,
         "seed": config.seed,
         "run": exp.run_kind(config.seed),
@@ -184,26 +206,43 @@ def judge_anew(
         "jobs_done": len(finished),
         "seconds": round(sum(r["seconds"] for r in finished), 3),
     }
-    if len(finished) < len(jobs):
-        claim.update(
-            measured=f"{len(finished)} of {len(jobs)} jobs finished"
-            + (f"; first error: {errors[0]}" if errors else ""),
-            verdict="incomplete",
-            summary=f"{len(finished)} of {len(jobs)} jobs finished",
-            reason="not every job of this claim has finished; "
-            f"`{claim['command']}{store_flag(store)}` completes it (stored jobs are kept)",
-            estimates=[],
-            figures=[],
-        )
-        return [claim]
-    records = [rec for row in finished for rec in row["records"]]
+
+
+def incomplete(claim: dict[str, Any], done: int, errors: list[str], store: Store) -> dict:
+    """``claim`` with the verdict ``incomplete``: ``done`` of its jobs finished."""
+    claim.update(
+        measured=f"{done} of {claim['jobs']} jobs finished"
+        + (f"; first error: {errors[0]}" if errors else ""),
+        verdict="incomplete",
+        summary=f"{done} of {claim['jobs']} jobs finished",
+        reason="not every job of this claim has finished; "
+        f"`{claim['command']}{store_flag(store)}` completes it (stored jobs are kept)",
+        estimates=[],
+        figures=[],
+    )
+    return claim
+
+
+def verdict_of(
+    claim: dict[str, Any],
+    exp: base.Experiment,
+    config: base.ExperimentConfig,
+    records: list[dict[str, Any]],
+    out: Path,
+    calibrate: str,
+) -> list[dict[str, Any]]:
+    """Fill ``claim`` with the experiment's verdict on ``records``, its figures and (``FIT``)
+    its error rates; the companion entries the verdict judged, checked against those the
+    experiment declares (``Experiment.companions``)."""
+    from ..metrics import calibration, stats
+
     with calibration.fitting() if calibrate == FIT else nullcontext():
         result = exp.verdict(records, config)
     companions = result.pop("companions", [])
     judged_ids = [extra["claim"] for extra in companions]
     if judged_ids != [c for c in exp.companions if c in judged_ids]:
         raise RuntimeError(
-            f"experiment {name!r} judged the companions {judged_ids}, not among those it "
+            f"experiment {exp.name!r} judged the companions {judged_ids}, not among those it "
             f"declares in order, {list(exp.companions)} (Experiment.companions)"
         )
     claim.update(result)
@@ -215,22 +254,21 @@ def judge_anew(
     ]
     if calibrate == FIT:
         claim["calibration"] = exp.calibrate(records, config)
-    seen = (*exp.tuned_on, *seeds_run)
-    claim["runs"] = other_runs(store, name, preset, config.seed, seen)
-    claims = [claim]
+    return companions
+
+
+def companion_entry(claim: dict[str, Any], exp: base.Experiment, extra: dict) -> dict[str, Any]:
+    """A companion's entry (e.g. A7.3b beside A7.3): its verdict ``extra`` with the run of the
+    experiment's ``claim``."""
+    from ..metrics import stats
+
     shared = {k: claim[k] for k in ("command", "preset", "seed", "run", "jobs", "jobs_done")}
-    for extra in companions:
-        entry = {"name": f"{name}-{extra['claim'].lower().replace('.', '')}", **shared}
-        entry.update(criterion_version=exp.criterion_version, seconds=0.0, figures=[])
-        entry.update(extra)
-        entry.setdefault("calibration", None)
-        entry["kind"] = stats.kind_of(entry["verdict"])
-        claims.append(entry)
-    if calibrate == READ:
-        attach_preregistered(exp, preset, claim["config"], claims)
-    for entry in claims:
-        entry["reason"] = calibration.named_in(entry["reason"], entry.get("calibration"))
-    return claims
+    entry = {"name": f"{exp.name}-{extra['claim'].lower().replace('.', '')}", **shared}
+    entry.update(criterion_version=exp.criterion_version, seconds=0.0, figures=[])
+    entry.update(extra)
+    entry.setdefault("calibration", None)
+    entry["kind"] = stats.kind_of(entry["verdict"])
+    return entry
 
 
 def attach_preregistered(

@@ -1,6 +1,6 @@
 """The ``attnsep frontier`` tables as text (SPEC A7.6, Part C): rows of strings built from the
-experiments' plain-JSON summaries (``xor_thresholds.summary``, ``separation_select.summary``).
-"""
+experiments' plain-JSON summaries (``xor_thresholds.summary``,
+``separation_select.frontier.summary``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 from ..metrics.stats import fmt_estimate, fmt_interval
-from .text_tables import TextTable
+from .text_table import TextTable
 
 INTERVALS = "95% bootstrap intervals over the replicas"
 HELD_OUT = {

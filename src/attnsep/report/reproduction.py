@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from ..configs import CALIBRATION_BUDGET
 from ..core.io import REPORT_FOLDER, make_folder, named, writable_folder
 from ..core.validate import callback, int_at_least, one_of, shown
-from ..engine.store import DEFAULT_PATH, Store, check_readable
+from ..engine.store import DEFAULT_PATH, Store
+from ..engine.store_state import check_readable
 from ..experiments import catalog, claim_ids
 
 if TYPE_CHECKING:
@@ -226,29 +227,31 @@ def reproduce(
     writable_folder(out, default=named(out, "out") == FOLDER)
     jobs = [job for group in groups.values() for job in group]
     check_memory(not_stored(jobs, store), engine, "the preset or the workers (--workers)")
-    db = Store(store)
+    last = {"preset": preset, "names": chosen, "seed": seed, "seeds": replicated}
     started = time.time()
+    db = Store(store)
     try:
         outcome = run_sweep(jobs, db, engine, on_start=on_start, on_done=on_done)
-        last = {"preset": preset, "names": chosen, "seed": seed, "seeds": replicated}
-        db.remember("last_reproduction", last)
-        ran = replicated or [seed or 0]
-        seeds_run = sorted({*(db.recall(f"seeds_run:{preset}") or []), *ran})
-        db.remember(f"seeds_run:{preset}", seeds_run)
-        judges = engine.workers if engine.name == "process" else 1
-        claims, index = write_claims(db, last, Path(out), judges)
+        claims, index = remember_and_judge(db, last, Path(out), engine)
     finally:
         db.close()
     counts = (outcome.computed, outcome.cached, len(outcome.failed), time.time() - started)
-    return Reproduction(
-        preset,
-        tuple(chosen),
-        seed,
-        tuple(claims),
-        index,
-        *counts,
-        seeds=tuple(replicated) if replicated else None,
-    )
+    replication = tuple(replicated) if replicated else None
+    return Reproduction(preset, tuple(chosen), seed, tuple(claims), index, *counts, replication)
+
+
+def remember_and_judge(
+    db: Store, last: dict[str, Any], out: Path, engine: Executor
+) -> tuple[list[dict[str, Any]], Path]:
+    """Record the reproduction ``last`` in the store (what ``report`` rebuilds, and the master
+    seeds run so far of its preset), then judge its claims and write the report into ``out``
+    (on the process pool's workers when it ran on one)."""
+    db.remember("last_reproduction", last)
+    preset, ran = last["preset"], last["seeds"] or [last["seed"] or 0]
+    seeds_run = sorted({*(db.recall(f"seeds_run:{preset}") or []), *ran})
+    db.remember(f"seeds_run:{preset}", seeds_run)
+    judges = engine.workers if engine.name == "process" else 1
+    return write_claims(db, last, out, judges)
 
 
 def reproduce_plan(
@@ -299,8 +302,7 @@ def reproduce_plan(
     Returns
     -------
     Plan
-        ``as_dict()`` for scripts, [`plan_table`][attnsep.api.plan_table] for people. Raises
-        ``CalibrationFailed`` when the calibration cannot time a job.
+        As [`sweep_plan`][attnsep.api.sweep_plan]'s, for every experiment of the reproduction.
     """
     from ..core.parse import seconds
     from ..engine.planning import plan

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.validate import require
+from ..engine.frame import records_frame
 from ..engine.records import record_dicts, record_table
-from ..engine.store import records_frame
 from ..experiments.base import ExperimentConfig, Record, get, parse_config
 from . import saved
 from .common import Scalar, flat, short
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-    from ..report.text_tables import TextTable
+    from ..report.text_table import TextTable
 
 
 def _records(rows: tuple[dict[str, Any], ...]) -> list[Record]:
@@ -196,7 +196,7 @@ class SweepResult:
         """The records as ``attnsep sweep`` prints them: the columns that differ between
         records (at most ``limit`` rows), the fields equal in all as the caption, and what the
         engine did as a note (``engine.records.record_table``)."""
-        from ..report.text_tables import TextTable
+        from ..report.text_table import TextTable
 
         frame = self.to_frame()
         header, rows, same = record_table(frame, limit)

@@ -1,9 +1,9 @@
 """What removes the collapse of the k heads: the *capped* step (SPEC A1, A5, A6; the
 ``kparity-steps`` finding, A1.k).
 
-Why replicas collapse (measured, ``xor_kparity.Config``): with a large constant step, the first
-steps saturate each head's softmax on the support bit it already preferred at the start, before
-the loss's coupling of the heads (the permanent of their weights on the support, and the
+Why replicas collapse (measured, ``xor_kparity.config.Config``): with a large constant step, the
+first steps saturate each head's softmax on the support bit it already preferred at the start,
+before the loss's coupling of the heads (the permanent of their weights on the support, and the
 overlap penalty of the square term, ``exact.kparity``) can push two heads that preferred the same
 bit apart; a saturated softmax then has no gradient left to do it (two heads on one support bit,
 loss about 2: SPEC A6's collapse). Small constant steps, close to gradient flow, rarely collapse,
@@ -46,7 +46,7 @@ def capped_descent(
     """GD of every replica of ``config`` (its ``d``, ``m``, ``k = H``, seeds, start, gradient
     ``population`` or ``fixed`` with ``samples``) at every step size of ``etas``, up to
     ``budget`` steps, each step capped in the scores at ``cap`` (``None``: uncapped; the chosen
-    cap is ``xor_kparity.SCORE_CAP``)."""
+    cap is ``xor_kparity.config.SCORE_CAP``)."""
     device, dtype = resolve_device(config.device), resolve_dtype(config.dtype)
     model, support, theta0 = initial_state(config, device, dtype)
     assert isinstance(model.V, torch.Tensor)  # held, never streamed here

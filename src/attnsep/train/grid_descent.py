@@ -96,6 +96,35 @@ def grid_descent(
     change to the result; off only to check that)."""
     require(config.attention == "softmax", "grid descent needs softmax attention")
     require(config.gradient == "population", "grid descent needs the population gradient")
+    runs, theta, eta = _start(config, etas, chunk_bytes)
+    state = _Descent.first_evaluation(runs, theta)
+    while state.diverged_at is None and state.steps < budget and not state.all_reached():
+        if not state.step(runs, theta, eta, freeze, budget):
+            break
+    every = torch.arange(len(theta), device=theta.device)
+    fold = torch.cat(
+        [
+            collapsed(runs.weights(theta, every[start:stop]), runs.support[start:stop])
+            for start, stop, _ in runs.chunks(every)
+        ]
+    )
+    shape = (config.seeds, len(etas))
+    return GridRuns(
+        first=state.first.numpy().reshape(shape),
+        one_step=state.one.numpy().reshape(shape),
+        collapsed=fold.numpy().reshape(shape),
+        steps_run=state.steps,
+        evaluated=state.evaluated,
+        theta=theta.cpu().numpy().reshape(*shape, config.k, config.m),
+        diverged_at=state.diverged_at,
+    )
+
+
+def _start(
+    config: XorTrainConfig, etas: list[float], chunk_bytes: int | None
+) -> tuple[_Runs, torch.Tensor, torch.Tensor]:
+    """The runs (replica ``e`` at step size ``g`` is run ``e G + g``), their starting queries
+    and their step sizes, on ``config``'s device."""
     from .xor_train import initial_state
 
     device, dtype = resolve_device(config.device), resolve_dtype(config.dtype)
@@ -110,61 +139,74 @@ def grid_descent(
     runs.chunk_runs = max(1, budget_bytes // (WORK_PER_ROW * H * d * dtype.itemsize))
     theta = theta0.repeat_interleave(G, 0)  # run r = e G + g
     eta = torch.tensor(etas, dtype=dtype, device=device).repeat(E)[:, None, None]
-    first = torch.full((E * G,), -1, dtype=torch.long)
-    now = torch.zeros(E * G, dtype=torch.bool)  # reached at the last step evaluated
-    one = torch.zeros(E * G, dtype=torch.bool)
-    active = torch.arange(E * G, device=device)
-    evaluated, steps, diverged_at = 0, 0, None
-    grad, reached, finite = runs.evaluate(theta, active)
-    evaluated += len(active)
-    if not finite:
-        diverged_at = 0
-    else:
-        now[:] = reached
-        first[reached] = 0
-    while diverged_at is None and steps < budget and not bool((first >= 0).all()):
-        old = theta[active]
-        stepped = old - eta[active] * grad
+    return runs, theta, eta
+
+
+@dataclass
+class _Descent:
+    """Where the descent of all runs stands: each run's first step at success (-1: none yet),
+    success at the last step evaluated and after the first step, the runs still moving and
+    their gradients, the run-steps evaluated, the steps taken and where it diverged."""
+
+    first: torch.Tensor
+    now: torch.Tensor
+    one: torch.Tensor
+    active: torch.Tensor
+    grad: torch.Tensor
+    evaluated: int = 0
+    steps: int = 0
+    diverged_at: int | None = None
+
+    @classmethod
+    def first_evaluation(cls, runs: _Runs, theta: torch.Tensor) -> _Descent:
+        """The state at step 0: every run evaluated at its start."""
+        n = len(theta)
+        active = torch.arange(n, device=theta.device)
+        grad, reached, finite = runs.evaluate(theta, active)
+        first = torch.full((n,), -1, dtype=torch.long)
+        now = torch.zeros(n, dtype=torch.bool)
+        state = cls(first, now, torch.zeros(n, dtype=torch.bool), active, grad, len(active))
+        if not finite:
+            state.diverged_at = 0
+        else:
+            now[:] = reached
+            first[reached] = 0
+        return state
+
+    def all_reached(self) -> bool:
+        return bool((self.first >= 0).all())
+
+    def step(
+        self, runs: _Runs, theta: torch.Tensor, eta: torch.Tensor, freeze: bool, budget: int
+    ) -> bool:
+        """One GD step of the runs still moving, then their evaluation; ``False`` once the
+        descent ends here (diverged, or every run frozen)."""
+        old = theta[self.active]
+        stepped = old - eta[self.active] * self.grad
         if not bool(torch.isfinite(stepped).all()):
-            diverged_at = steps + 1
-            break
-        theta[active] = stepped
+            self.diverged_at = self.steps + 1
+            return False
+        theta[self.active] = stepped
         if freeze:
             moved = _bits(stepped).ne(_bits(old)).flatten(1).any(dim=1)
-            active, grad = active[moved], grad[moved]
-        steps += 1
-        if len(active) == 0:  # every run frozen: the rest of the budget changes nothing
-            if steps == 1:
-                one[:] = now
-            steps = steps if bool((first >= 0).all()) else budget
-            break
-        grad, reached, finite = runs.evaluate(theta, active)
-        evaluated += len(active)
+            self.active, self.grad = self.active[moved], self.grad[moved]
+        self.steps += 1
+        if len(self.active) == 0:  # every run frozen: the rest of the budget changes nothing
+            if self.steps == 1:
+                self.one[:] = self.now
+            self.steps = self.steps if self.all_reached() else budget
+            return False
+        self.grad, reached, finite = runs.evaluate(theta, self.active)
+        self.evaluated += len(self.active)
         if not finite:  # as ``Descent``: the step is taken, its evaluation not counted
-            diverged_at, steps = steps, steps - 1
-            break
-        cpu_active = active.cpu()
-        now[cpu_active] = reached
-        first[cpu_active[reached & (first[cpu_active] < 0)]] = steps
-        if steps == 1:
-            one[:] = now
-    every = torch.arange(E * G, device=device)
-    fold = torch.cat(
-        [
-            collapsed(runs.weights(theta, every[start:stop]), runs.support[start:stop])
-            for start, stop, _ in runs.chunks(every)
-        ]
-    )
-    shape = (E, G)
-    return GridRuns(
-        first=first.numpy().reshape(shape),
-        one_step=one.numpy().reshape(shape),
-        collapsed=fold.numpy().reshape(shape),
-        steps_run=steps,
-        evaluated=evaluated,
-        theta=theta.cpu().numpy().reshape(E, G, H, m),
-        diverged_at=diverged_at,
-    )
+            self.diverged_at, self.steps = self.steps, self.steps - 1
+            return False
+        cpu_active = self.active.cpu()
+        self.now[cpu_active] = reached
+        self.first[cpu_active[reached & (self.first[cpu_active] < 0)]] = self.steps
+        if self.steps == 1:
+            self.one[:] = self.now
+        return True
 
 
 def _bits(x: torch.Tensor) -> torch.Tensor:

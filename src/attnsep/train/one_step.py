@@ -23,6 +23,7 @@ from ..metrics.ensemble import summary
 from ..metrics.parity import assigned_mass, best_assignment, collapsed, specialized
 from ..models.query_heads import QueryHeads, initial_queries
 from ..tasks.parity import SparseParity
+from .memory import one_step_batch, one_step_stream_kept, one_step_streamed
 from .parity import (
     apply_step,
     empirical_weights_gradient,
@@ -87,8 +88,8 @@ def prepare_replicas(
     task = SparseParity.of(config)
     V: torch.Tensor | StreamedEmbeddings
     out = None if buffer is None else buffer[:count]
-    if config.streamed(keep_embeddings):  # kept in ``out`` when given: drawn once for the step
-        V = StreamedEmbeddings(
+    if one_step_streamed(config, keep_embeddings):
+        V = StreamedEmbeddings(  # kept in ``out`` when given: drawn once for the step
             config.seed, count, config.d, config.m, first, dtype, device, out=out
         )
     else:
@@ -174,9 +175,9 @@ def run_one_step(
     config: OneStepConfig, keep_embeddings: bool = False, progress=None
 ) -> OneStepResult:
     """Run the experiment for all replicas, batch by batch; ``progress(done, total)`` if given."""
-    batch = config.batch_size()
+    batch = one_step_batch(config)
     buffer = None  # one V buffer for all batches: fresh memory costs page faults every time
-    if not keep_embeddings and (not config.streamed() or config.stream_kept()):
+    if not keep_embeddings and (not one_step_streamed(config) or one_step_stream_kept(config)):
         buffer = torch.empty(batch, config.d, config.m, dtype=torch.float64)
     parts = []
     for first in range(0, config.seeds, batch):

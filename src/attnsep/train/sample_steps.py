@@ -21,6 +21,7 @@ from ..core.validate import int_at_least, require
 from ..metrics.parity import best_assignment, step_sign_error
 from ..models.query_heads import QueryHeads
 from ..tasks.parity import SparseParity
+from .memory import one_step_batch, one_step_streamed
 from .one_step import prepare_replicas
 from .parity import (
     WeightsGradient,
@@ -56,13 +57,15 @@ class SampleSteps:
     def __init__(self, config: OneStepConfig, test_samples: int, test_accuracy: float) -> None:
         int_at_least("test_samples", test_samples, 1)
         require(0 < test_accuracy <= 1, f"test_accuracy must be in (0, 1], got {test_accuracy}")
-        require(not config.streamed(), "steps at many sample sizes need V held, not streamed")
+        require(
+            not one_step_streamed(config), "steps at many sample sizes need V held, not streamed"
+        )
         self.config = config
         self.test_samples = test_samples
         self.test_accuracy = test_accuracy
         surrogate = config.gradient == "surrogate"
         self.batches = []
-        size = config.batch_size()
+        size = one_step_batch(config)
         for first in range(0, config.seeds, size):
             count = min(size, config.seeds - first)
             task, model, support, theta = prepare_replicas(config, first, count, False)
@@ -129,7 +132,7 @@ class SampleDescent:
         int_at_least("test_samples", test_samples, 1)
         require(0 < test_accuracy <= 1, f"test_accuracy must be in (0, 1], got {test_accuracy}")
         require(config.gradient == "exact-samples", "several steps on n samples draw the samples")
-        require(not config.streamed(), "steps on held samples need V held, not streamed")
+        require(not one_step_streamed(config), "steps on held samples need V held, not streamed")
         self.config, self.steps = config, steps
         self.test_samples, self.test_accuracy = test_samples, test_accuracy
         self.eta = config.step_size() / steps

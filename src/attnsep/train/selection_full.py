@@ -31,7 +31,7 @@ block, each set by the loss's structure at uniform attention (``W = 0``, ``u = u
   bold driver's halving that escapes it slows ``α`` by as much, so wider encodings trained
   *slower* and the search's monotonicity broke.
 
-The rates then follow ``selection_threshold``'s stopping rule (its ``BoldDriver``), one factor
+The rates then follow the stopping rule of ``stopping`` (its ``BoldDriver``), one factor
 per replica on both (the content rate never above its value above): chunks of steps judged on
 one fixed monitor draw, the bold driver (a chunk that raised the monitor loss is undone at half
 the rate, one that lowered it grows the rate), annealing on plateaus, then a stop at the first
@@ -61,7 +61,8 @@ from ..exact import products
 from ..exact.family import best_family_loss
 from ..exact.selection_bounds import uniform_attention_loss
 from .selection import law_draws, sampled_law_terms
-from .selection_threshold import BoldDriver, Stopping, family_threshold, search_from_family
+from .selection_threshold import family_threshold, search_from_family
+from .stopping import BoldDriver, Stopping
 
 
 @dataclass(frozen=True)

@@ -12,23 +12,18 @@ the mean final loss with bootstrap intervals, and the best loss each ablation ca
 
 from __future__ import annotations
 
-from ..base import Experiment, register
-from ..built_ins import entry
+from ..base import from_package, register
 from . import config, figure, run, verdict
 
 EXPERIMENT = register(
-    Experiment(
-        **entry("one-head"),
-        config_type=config.Config,
-        run=run.run,
-        figure=figure.figure,
-        verdict=verdict.verdict,
-        split=run.split,
-        work=run.work,
-        peak=run.peak,
+    from_package(
+        "one-head",
+        config,
+        run,
+        verdict,
+        figure,
         kind="finding",
         section="controls and baselines",
         tuned_on=(0, 3),
-        presets=config.PRESETS,
     )
 )

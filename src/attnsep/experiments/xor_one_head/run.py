@@ -7,7 +7,7 @@ import math
 
 from .. import costs
 from ..base import Record
-from ..xor_one_step import schedule_m  # moves to xor_one_step.config
+from ..xor_one_step.config import schedule_m
 from .config import Config
 
 

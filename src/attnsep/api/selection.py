@@ -1,0 +1,157 @@
+"""The API's token-selection computations: training the selector, the exact bounds (SPEC B3,
+B4; ``attnsep select ...``)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..configs import (
+    EVAL_SIZE,
+    SelectionTrainConfig,
+    default,
+)
+from ..core.resources import STEP_SECONDS
+from ..core.validate import int_at_least, int_values, require
+from ..train.memory import selection_evaluation_peak, selection_peak
+
+if TYPE_CHECKING:
+    from ..results import (
+        SelectorResult,
+    )
+
+from .guard import Progress, config_of, guarded_run
+
+
+def train_selector(
+    T: int,
+    q: int,
+    m_p: int = default(SelectionTrainConfig, "pe_dim"),
+    *,
+    d: int = default(SelectionTrainConfig, "d"),
+    pe: str = default(SelectionTrainConfig, "pe"),
+    seeds: int = default(SelectionTrainConfig, "replicas"),
+    seed: int = 0,
+    eval_lengths: Iterable[int] = (),
+    eval_size: int = EVAL_SIZE,
+    save: str | Path | None = None,
+    progress: Progress | None = None,
+    force: bool = False,
+    **options: Any,
+) -> SelectorResult:
+    """Train the one-layer selector on q-sparse averaging and evaluate it (SPEC B3, B5.3).
+
+    The computation of ``attnsep select train``: ``seeds`` replicas trained at once from
+    ``W = 0``, then the losses on the fixed evaluation sets of ``eval_size`` sequences at ``T``
+    and at every length in ``eval_lengths``. A fixed PE table is drawn for positions up to the
+    longest length; the rows beyond ``T`` are never trained.
+
+    Parameters
+    ----------
+    T
+        Training sequence length.
+    q
+        Subset size.
+    m_p
+        Positional-encoding width.
+    d
+        Token dimension.
+    pe
+        ``stochastic`` or ``fixed``.
+    seeds
+        Number of replicas, trained at once.
+    seed
+        Base seed of the training and of the evaluation sets.
+    eval_lengths
+        Lengths ``T'`` to evaluate at besides ``T`` (length generalization).
+    eval_size
+        Evaluation sequences per length.
+    save
+        An ``.npz`` file for ``W`` (and a fixed PE's table), the curve and the losses.
+    progress
+        Called as ``progress(step, steps)``: with 0 before the first step, then after each.
+    force
+        Run even when training needs more memory than is available (else ``ValueError``).
+    **options
+        Any other field of ``attnsep.train.selection.SelectionTrainConfig``: ``pe_kind``,
+        ``trainable`` (``full``, ``position``), ``objective`` (``sgd``, ``population``),
+        ``steps``, ``batch``, ``lr``.
+
+    Returns
+    -------
+    SelectorResult
+        ``W``, the training curve and the losses per replica and length; ``report()`` is the
+        command's JSON object.
+    """
+    named = {"d": d, "T": T, "q": q, "pe": pe, "pe_dim": m_p, "replicas": seeds, "seed": seed}
+    config = config_of(SelectionTrainConfig, named, options)
+    lengths = list(dict.fromkeys([T, *int_values("eval length", eval_lengths, max(q, 1))]))
+    int_at_least("eval size", eval_size, 2)
+    if pe == "fixed":
+        config = config_of(
+            SelectionTrainConfig, {**named, "fixed_positions": max(lengths)}, options
+        )
+    what = f"selector training at T={T}, m_p={m_p}, batch {config.batch}, {seeds} seeds"
+    peak = selection_peak(config) + selection_evaluation_peak(config, lengths, eval_size)
+    knobs = "seeds, steps, batch, T, m_p, eval lengths or eval size"
+
+    def compute() -> SelectorResult:
+        from ..core.device import torch_threads
+        from ..metrics.selection import evaluate_lengths
+        from ..results import SelectorResult
+        from ..tasks.selection import TokenSelection
+        from ..train.selection import train
+
+        start = time.perf_counter()
+        with torch_threads(1):
+            result = train(config, progress)
+            task = TokenSelection.of(config)
+            rows = evaluate_lengths(result.W, task, result.encodings, lengths, seed, eval_size)
+        return SelectorResult(result, tuple(rows), time.perf_counter() - start, eval_size)
+
+    guard = (what, peak, _selector_seconds(config), knobs)
+    given = {"save": save, "progress": progress, "steps": config.steps}
+    return guarded_run(compute, guard, force, **given)
+
+
+def _selector_seconds(config: SelectionTrainConfig) -> float:
+    """Training priced by ``select-convergence``'s model of the same SGD loop, ``E x steps x
+    batch x T x (d + m_p)^2`` (its ``pe_dims`` the whole width, its batch per dimension ours
+    over that width), and at least ``STEP_SECONDS`` a step."""
+    from ..engine.published import price
+
+    width = config.d + config.pe_dim
+    job: dict[str, Any] = {"pe_dims": [width], "T": config.T, "d": config.d}
+    job.update(seeds=range(config.replicas))  # only their number counts
+    job.update(steps=config.steps, batch_per_dim=config.batch / width, family_samples=0)
+    return max(price("select-convergence", job) or 0.0, config.steps * STEP_SECONDS)
+
+
+def selection_bounds(
+    T: int, q: int, d: int | None = None, width: int | None = None
+) -> dict[str, Any]:
+    """The FCN's loss floor and the reference losses, exact (SPEC B4; ``attnsep select bound``).
+
+    Parameters
+    ----------
+    T
+        Sequence length.
+    q
+        Subset size.
+    d
+        Token dimension: the reference losses are summed over ``d`` coordinates (``None``:
+        per coordinate).
+    width
+        The FCN's first-layer width, for the width form of the floor (needs ``d``).
+
+    Returns
+    -------
+    dict
+        Each loss as a float and as its exact fraction, and the floor's form.
+    """
+    require(width is None or d is not None, "width needs d (the floor is (Td-w)(T-q)/(qT(T-1)))")
+    from ..exact.selection_bounds import selection_bounds_report
+
+    return selection_bounds_report(T, q, d, width)
