@@ -120,8 +120,7 @@ def run() -> list[dict]:
         seeds=list(SEEDS),
         store=STORE,
         out=REPORT,
-        executor="process",
-        workers=1,
+        executor=api.executor("process", workers=1),
     )
     entries = {e["name"]: e for e in done.claims}
     comparisons = [compare(entries[name]) for name in CLAIMS]

@@ -258,6 +258,7 @@ def test_sweep_and_train_selector_read_right(objects: dict[str, Node]) -> None:
     rows = {r[0]: r for r in sections(objects["attnsep.api.sweep"])["Parameters"]}
     assert rows["executor"][1:4:2] == ["str | Executor", "'inline'"]
     assert rows["store"][1:4:2] == ["str | Path", "Path('results/attnsep.sqlite')"]
+    rows = {r[0]: r for r in sections(objects["attnsep.api.executor"])["Parameters"]}
     assert rows["address"][1:4:2] == ["str | None", "None"]
     assert rows["workers"][1:4:2] == ["int | None", "None"]
     rows = {r[0]: r for r in sections(objects["attnsep.api.train_selector"])["Parameters"]}

@@ -94,7 +94,7 @@ def test_the_api_runs_a_sweep_on_an_executor_object(tmp_path):
     result = api.sweep("one-step", fixed=dict(TINY), executor=Reversed(), store=tmp_path / "a.db")
     assert result.summary()["computed"] == 1
     with pytest.raises(ValueError, match="executor's own options"):
-        api.sweep("one-step", fixed=dict(TINY), executor=Reversed(), workers=2, store=tmp_path)
+        api.executor(Reversed(), workers=2)
 
 
 @pytest.mark.slow

@@ -63,6 +63,7 @@ BASELINE: dict[str, dict[str, Any]] = {
     "selection_bounds": {"T": 8, "q": 2},
     "train_fcn": {"task": "xor", "d": 4, "width": 2, "seeds": 1, "steps": 2, "batch": 4,
                   "test_samples": 64},
+    "executor": {"name": "process", "workers": 1},
     "run_experiment": {"name": "one-step", "config": TINY, "executor": "inline"},
     "sweep": {"experiment": "one-step", "fixed": TINY, "executor": "inline"},
     "sweep_plan": {"experiment": "one-step", "fixed": TINY, "executor": "inline",

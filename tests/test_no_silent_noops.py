@@ -169,7 +169,7 @@ SAME = [
     (["reproduce", "--plan", "--seed", "-1"], lambda: api.reproduce_plan("quick", seed=-1)),
     (
         ["reproduce", "--plan", "--executor", "inline", "--workers", "2"],
-        lambda: api.reproduce_plan("quick", executor="inline", workers=2),
+        lambda: api.reproduce_plan("quick", executor=api.executor("inline", workers=2)),
     ),
 ]
 

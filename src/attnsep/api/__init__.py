@@ -38,6 +38,7 @@ from .frontier import frontier_select as frontier_select
 from .frontier import frontier_xor as frontier_xor
 from .guard import API_FORCE as API_FORCE
 from .guard import Progress as Progress
+from .running import executor as executor
 from .running import experiments as experiments
 from .running import list_experiments as list_experiments
 from .running import plan_table as plan_table

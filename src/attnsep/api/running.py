@@ -71,6 +71,34 @@ def list_experiments() -> pd.DataFrame:
     return pd.DataFrame(experiments())
 
 
+def executor(
+    name: str = "process", *, workers: int | None = None, address: str | None = None
+) -> Executor:
+    """An executor built once with its options, for ``executor=`` of
+    [`run_experiment`][attnsep.api.run_experiment], [`sweep`][attnsep.api.sweep],
+    [`reproduce`][attnsep.api.reproduce] and their plans (``attnsep ... --executor --workers
+    --address``); each backend checks its own options.
+
+    Parameters
+    ----------
+    name
+        ``inline`` (this process), ``process`` (a local pool) or ``ray``.
+    workers
+        The process pool's size (``process`` only; ``None``: the CPUs).
+    address
+        The Ray cluster's address, ``host:port`` (``ray`` only; ``None``: a running or a local
+        instance); it must answer.
+
+    Returns
+    -------
+    Executor
+        ``name``, ``workers`` and ``submit``/``shutdown`` (``attnsep.engine.executors``).
+    """
+    from ..engine.sweep import executor_for
+
+    return executor_for(name, workers, address)
+
+
 def run_experiment(
     name: str,
     preset: str = "quick",
@@ -78,8 +106,6 @@ def run_experiment(
     *,
     executor: str | Executor = "inline",
     store: str | Path = DEFAULT_PATH,
-    address: str | None = None,
-    workers: int | None = None,
 ) -> ExperimentResult:
     """Run one registered experiment through the engine and judge its claim (SPEC A7, B5, C).
 
@@ -96,16 +122,11 @@ def run_experiment(
     config
         Fields that override the preset's (validated by the experiment's typed config).
     executor
-        ``inline`` (this process), ``process`` (a local pool) or ``ray``; or an executor
-        object (``attnsep.engine.executors.ProcessExecutor(workers=8)``, your own subclass of
-        ``Executor``), which carries its options.
+        Where the jobs run: ``inline`` (this process), ``process`` (a local pool, one worker
+        per CPU) or ``ray`` (a running or a local instance); or an executor built once with
+        its options ([`executor`][attnsep.api.executor], or your own ``Executor`` subclass).
     store
         The SQLite results database (created if missing).
-    address
-        The Ray cluster's address (``host:port``) for ``executor="ray"`` (``None``: a running
-        or a local instance).
-    workers
-        The process pool's size for ``executor="process"`` (``None``: the CPUs).
 
     Returns
     -------
@@ -119,7 +140,7 @@ def run_experiment(
 
     one_of("preset", preset, base.PRESETS)
     experiment = base.get(name)
-    engine = executor_for(executor, workers, address)
+    engine = executor_for(executor)
     if config is not None and not isinstance(config, dict):
         raise TypeError(f"config must be a dict of fields or None, got {shown(config)}")
     typed = experiment.config(preset, **(config or {}))
@@ -157,8 +178,6 @@ def sweep(
     preset: str = "quick",
     executor: str | Executor = "inline",
     store: str | Path = DEFAULT_PATH,
-    address: str | None = None,
-    workers: int | None = None,
     on_start: Callable[[int, int], None] | None = None,
     on_done: Callable[[Job, dict[str, Any]], None] | None = None,
 ) -> SweepResult:
@@ -186,11 +205,6 @@ def sweep(
     store
         The SQLite results database (created if missing); a job already in it is not computed
         again.
-    address
-        The Ray cluster's address (``host:port``) for ``executor="ray"`` (``None``: a running
-        or a local instance).
-    workers
-        The process pool's size for ``executor="process"`` (``None``: the CPUs).
     on_start
         Called as ``on_start(to_run, cached)`` once the jobs still to run are known.
     on_done
@@ -205,7 +219,7 @@ def sweep(
     from ..engine.jobs import sweep_jobs
     from ..engine.sweep import executor_for, run_into
 
-    engine = executor_for(executor, workers, address)
+    engine = executor_for(executor)
     callback("on_start", on_start)
     callback("on_done", on_done)
     configs, jobs = sweep_jobs(experiment, preset, fixed, grid, config_file)

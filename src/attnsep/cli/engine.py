@@ -82,7 +82,8 @@ def reproduce(
     names = None if only is None else [n.strip() for n in only.split(",") if n.strip()]
     require(names is None or bool(names), f"--only needs experiment names, got {only!r}")
     given: dict[str, Any] = {"preset": preset, "names": names, "seed": seed, "store": store_path}
-    given.update(executor=executor, workers=workers, address=address, replicate=replicate)
+    given.update(executor=api.executor(executor, workers=workers, address=address))
+    given["replicate"] = replicate
     given["seeds"] = None if seeds is None else int_list("--seeds", seeds, 0)
     if plan:
         title = f"plan: reproduce --{preset}"
@@ -120,8 +121,8 @@ def sweep(
 
     seconds("--calibration", calibration)
     given: dict[str, Any] = {"experiment": experiment, "grid": grid, "fixed": sets}
-    given.update(config_file=config_file, preset=preset, store=store_path, executor=executor)
-    given.update(workers=workers, address=address)
+    given.update(config_file=config_file, preset=preset, store=store_path)
+    given["executor"] = api.executor(executor, workers=workers, address=address)
     if plan:
         title = f"plan: sweep {experiment}"
         return print_plan(api.sweep_plan, title, as_json, calibration=calibration, **given)

@@ -22,8 +22,6 @@ def plan(
     groups: dict[str, list[Job]],
     store: str | Path = DEFAULT_PATH,
     executor: str | Executor = "process",
-    workers: int | None = None,
-    address: str | None = None,
     budget: float = CALIBRATION_BUDGET,
 ) -> Plan:
     """What running ``groups`` (experiment -> jobs, in submission order) into ``store`` would
@@ -40,13 +38,8 @@ def plan(
         The results database whose stored jobs need no running (read only; a missing one
         holds none).
     executor
-        The executor the wall time is estimated for: ``inline``, ``process`` or ``ray``, or an
-        executor object.
-    workers
-        The process pool's size for ``executor="process"`` (``None``: the CPUs).
-    address
-        The Ray cluster's address (``host:port``) for ``executor="ray"`` (``None``: a running
-        or a local instance).
+        The executor the wall time is estimated for: a name or an executor built with its
+        options, as for [`run_experiment`][attnsep.api.run_experiment].
     budget
         Seconds per experiment spent timing jobs that have no stored timing (0: none).
 
@@ -60,7 +53,7 @@ def plan(
     from .plan import make_plan  # the calibration's machinery: only for a plan
     from .sweep import executor_for
 
-    engine = executor_for(executor, workers, address)
+    engine = executor_for(executor)
     stored = inspect(store) in ("current", "unstamped")  # another program's file: refused
     opened = Store.open_read(store) if stored else None  # a plan creates no store
     try:
@@ -84,8 +77,6 @@ def sweep_plan(
     preset: str = "quick",
     store: str | Path = DEFAULT_PATH,
     executor: str | Executor = "process",
-    workers: int | None = None,
-    address: str | None = None,
     calibration: float = CALIBRATION_BUDGET,
 ) -> Plan:
     """What [`sweep`][attnsep.api.sweep] would cost, nothing run or stored (``attnsep sweep
@@ -108,13 +99,8 @@ def sweep_plan(
         The results database whose stored jobs need no running (read only; a missing one
         holds none).
     executor
-        The executor the wall time is estimated for: ``inline``, ``process`` or ``ray``, or an
-        executor object.
-    workers
-        The process pool's size for ``executor="process"`` (``None``: the CPUs).
-    address
-        The Ray cluster's address (``host:port``) for ``executor="ray"`` (``None``: a running
-        or a local instance).
+        The executor the wall time is estimated for: a name or an executor built with its
+        options, as for [`run_experiment`][attnsep.api.run_experiment].
     calibration
         Seconds per experiment spent timing jobs that have no stored timing (0: none).
 
@@ -129,7 +115,7 @@ def sweep_plan(
     from .sweep import executor_for
 
     seconds("calibration", calibration)
-    engine = executor_for(executor, workers, address)
+    engine = executor_for(executor)
     _, jobs = sweep_jobs(experiment, preset, fixed, grid, config_file)
     return plan({experiment: jobs}, store, engine, budget=calibration)
 

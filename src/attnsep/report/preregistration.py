@@ -36,9 +36,10 @@ def preregister(
     master seed ``seed``, its missing jobs computed into ``store``; the file written per
     experiment into ``folder`` (default the package's, ``preregistered.FOLDER``; one with no
     calibrated entry writes nothing)."""
-    from ..engine.sweep import run_sweep
+    from ..engine.sweep import executor_for, run_sweep
 
-    chosen, groups, engine = planned(preset, names, seed, executor, workers, None)
+    engine = executor_for(executor, workers)
+    chosen, groups, _ = planned(preset, names, seed, engine)
     db = Store(store)
     try:
         run_sweep([job for jobs in groups.values() for job in jobs], db, engine)

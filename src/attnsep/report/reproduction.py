@@ -125,8 +125,6 @@ def planned(
     names: Sequence[str] | None,
     seed: int | None,
     executor: str | Executor,
-    workers: int | None,
-    address: str | None,
     seeds: Sequence[int] | None = None,
 ) -> tuple[list[str], dict[str, list[Job]], Executor]:
     """The experiments of a reproduction (all when ``names`` is ``None``), their jobs (on master
@@ -144,7 +142,7 @@ def planned(
     chosen = [item["name"] for item in catalog()] if names is None else list(names)
     for name in chosen:
         check_experiment(name)
-    engine = executor_for(executor, workers, address)
+    engine = executor_for(executor)
     if seed is not None:
         int_at_least("seed", seed, 0)
     groups: dict[str, list[Job]] = {name: [] for name in chosen}
@@ -165,8 +163,6 @@ def reproduce(
     out: str | Path = FOLDER,
     store: str | Path = DEFAULT_PATH,
     executor: str | Executor = "process",
-    workers: int | None = None,
-    address: str | None = None,
     on_start: Callable[[int, int], None] | None = None,
     on_done: Callable[[Job, dict[str, Any]], None] | None = None,
 ) -> Reproduction:
@@ -198,13 +194,8 @@ def reproduce(
         The SQLite results database (created if missing); a job already in it is not computed
         again.
     executor
-        ``inline`` (this process), ``process`` (a local pool) or ``ray``; or an executor
-        object, as for [`run_experiment`][attnsep.api.run_experiment].
-    workers
-        The process pool's size for ``executor="process"`` (``None``: the CPUs).
-    address
-        The Ray cluster's address (``host:port``) for ``executor="ray"`` (``None``: a running
-        or a local instance).
+        Where the jobs run: a name or an executor built with its options, as for
+        [`run_experiment`][attnsep.api.run_experiment].
     on_start
         Called as ``on_start(to_run, cached)`` once the jobs still to run are known.
     on_done
@@ -221,7 +212,7 @@ def reproduce(
     from .replication import seeds_for
 
     replicated = seeds_for(seed, seeds, replicate)
-    chosen, groups, engine = planned(preset, names, seed, executor, workers, address, replicated)
+    chosen, groups, engine = planned(preset, names, seed, executor, replicated)
     callback("on_start", on_start)
     callback("on_done", on_done)
     writable_folder(out, default=named(out, "out") == FOLDER)
@@ -263,8 +254,6 @@ def reproduce_plan(
     replicate: int | None = None,
     store: str | Path = DEFAULT_PATH,
     executor: str | Executor = "process",
-    workers: int | None = None,
-    address: str | None = None,
     calibration: float = CALIBRATION_BUDGET,
 ) -> Plan:
     """What [`reproduce`][attnsep.api.reproduce] would cost, nothing run or stored
@@ -289,13 +278,8 @@ def reproduce_plan(
         The results database whose stored jobs need no running (read only; a missing one
         holds none).
     executor
-        The executor the wall time is estimated for: ``inline``, ``process`` or ``ray``, or an
-        executor object.
-    workers
-        The process pool's size for ``executor="process"`` (``None``: the CPUs).
-    address
-        The Ray cluster's address (``host:port``) for ``executor="ray"`` (``None``: a running
-        or a local instance).
+        The executor the wall time is estimated for: a name or an executor built with its
+        options, as for [`run_experiment`][attnsep.api.run_experiment].
     calibration
         Seconds per experiment spent timing jobs that have no stored timing (0: none).
 
@@ -310,7 +294,7 @@ def reproduce_plan(
 
     seconds("calibration", calibration)
     replicated = seeds_for(seed, seeds, replicate)
-    _, groups, engine = planned(preset, names, seed, executor, workers, address, replicated)
+    _, groups, engine = planned(preset, names, seed, executor, replicated)
     return plan(groups, store, engine, budget=calibration)
 
 
