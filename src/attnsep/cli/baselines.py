@@ -10,8 +10,9 @@ from typing import Any
 import typer
 
 from ..api import FRONTIER_SOLVERS, frontier_select, frontier_xor
-from ..configs import SelectionFCNConfig, XorFCNConfig, int_list, require
+from ..configs import SelectionFCNConfig, XorFCNConfig, require
 from .common import FORCE, JSON, QUIET, argument_of, config_options, output, print_result, steps_bar
+from .parse import int_list
 
 fcn = typer.Typer(no_args_is_help=True)  # its help: ``cli.COMMANDS``
 frontier = typer.Typer(no_args_is_help=True)

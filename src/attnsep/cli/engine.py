@@ -13,11 +13,11 @@ from ..configs import (
     REPLICATION_FIRST_SEED,
     REPORT_FOLDER,
     STORE_PATH,
-    int_list,
     require,
     seconds,
 )
 from .common import JSON, QUIET, console, emit_json, fail, output, print_result, running, show
+from .parse import int_list
 
 EXPERIMENT = typer.Argument(..., help="Experiment (`attnsep list`; its config: `attnsep show`).")
 EXECUTOR = typer.Option("process", "--executor", help="inline, process or ray.")

@@ -6,8 +6,9 @@ from typing import Any
 
 import typer
 
-from ..configs import EVAL_SIZE, SelectionTrainConfig, parse_lengths, require
+from ..configs import EVAL_SIZE, SelectionTrainConfig, require
 from .common import FORCE, QUIET, config_options, output, steps_bar
+from .parse import parse_lengths
 
 app = typer.Typer(no_args_is_help=True)  # its help: ``cli.COMMANDS``
 BOUND_D_HELP = "token dimension for the reference losses; default 1 = per coordinate"

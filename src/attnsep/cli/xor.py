@@ -12,11 +12,9 @@ from ..configs import (
     OneStepConfig,
     V1Config,
     XorTrainConfig,
-    auto_or_positive,
-    int_list,
-    population_or_count,
 )
 from .common import FORCE, JSON_TABLE, QUIET, config_options, output, steps_bar
+from .parse import auto_or_positive, int_list, population_or_count
 
 app = typer.Typer(no_args_is_help=True)  # its help: ``cli.COMMANDS``
 SAMPLES_HELP = "'population' (exact gradient) or a sample count N (empirical)."

@@ -18,13 +18,9 @@ One module per idea, every name imported from here: ``base`` (the base classes, 
 
 from ..core.io import REPORT_FOLDER as REPORT_FOLDER  # re-exported: the defaults, once
 from ..core.io import STORE_PATH as STORE_PATH
-from ..core.parse import auto_or_positive as auto_or_positive  # re-exported: the CLI's parsers
-from ..core.parse import int_list as int_list
-from ..core.parse import parse_lengths as parse_lengths
-from ..core.parse import population_or_count as population_or_count
-from ..core.parse import seconds as seconds
 from ..core.validate import allowed as allowed  # re-exported for the CLI (its help lists choices)
 from ..core.validate import require as require  # re-exported for the CLI's own checks
+from ..core.validate import seconds as seconds
 from .base import ATTENTION_MAPS as ATTENTION_MAPS
 from .base import EVAL_SIZE as EVAL_SIZE
 from .base import INITS as INITS

@@ -241,3 +241,8 @@ def _field_line(model: type[BaseModel], first: Any, data: Mapping[str, Any], by_
     value = data.get(name, first.get("input"))
     separator = ";" if "one of" in allowed(info) else ","
     return f"{label} must be {allowed(info)}{separator} got {shown(value)}"
+
+
+def seconds(flag: str, value: float) -> float:
+    """A number of seconds: finite and ``>= 0`` (a budget, e.g. ``--calibration``)."""
+    return finite_at_least(flag, value, 0, "of seconds")

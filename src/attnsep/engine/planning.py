@@ -110,7 +110,7 @@ def sweep_plan(
         ``as_dict()`` for scripts, [`plan_table`][attnsep.api.plan_table] for people. Raises
         ``CalibrationFailed`` when the calibration cannot time a job.
     """
-    from ..core.parse import seconds
+    from ..core.validate import seconds
     from .jobs import sweep_jobs
     from .sweep import executor_for
 

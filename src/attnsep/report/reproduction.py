@@ -288,7 +288,7 @@ def reproduce_plan(
     Plan
         As [`sweep_plan`][attnsep.api.sweep_plan]'s, for every experiment of the reproduction.
     """
-    from ..core.parse import seconds
+    from ..core.validate import seconds
     from ..engine.planning import plan
     from .replication import seeds_for
 

@@ -1,11 +1,11 @@
-"""Command-line text to values (standard library only): each parser checks its text once and
-names the flag in its one-line ``ValueError`` (``core.validate``'s convention)."""
+"""Command-line text to values: each parser checks its text once and names the flag in its
+one-line ``ValueError`` (``core.validate``'s convention, through ``configs``)."""
 
 from __future__ import annotations
 
 import math
 
-from .validate import finite_at_least, require
+from ..configs import require
 
 
 def int_list(flag: str, text: str, low: int | None, *, increasing: bool = False) -> list[int]:
@@ -48,8 +48,3 @@ def parse_lengths(flag: str, text: str | None, T: int, q: int) -> list[int]:
     lengths = int_list(flag, text, 1)
     require(min(lengths) >= q, f"{flag} must be integers >= q={q}, got {text!r}")
     return lengths
-
-
-def seconds(flag: str, value: float) -> float:
-    """A number of seconds: finite and ``>= 0`` (a budget, e.g. ``--calibration``)."""
-    return finite_at_least(flag, value, 0, "of seconds")
