@@ -114,3 +114,23 @@ def test_a_sweep_whose_largest_job_cannot_fit_is_refused_before_a_store_exists(
     )
     widest = SelectionFCNConfig(d=4, T=16, q=2, width=128, replicas=fcn.fcn_replicas, steps=1)
     assert base.get("fcn-selection").peak(fcn.model_dump(mode="json")) == fcn_peak(widest)
+
+
+def test_training_is_priced_by_its_own_work() -> None:
+    """The selector's and the FCN's training are priced from their work count by the cost
+    model of the experiment that times the same loop: above the per-step floor, growing with
+    the steps (all but the model's fixed floor in proportion), and a long run is refused before
+    it starts."""
+    from attnsep.api.fcn import _fcn_seconds
+    from attnsep.api.selection import _selector_seconds
+    from attnsep.configs import SelectionTrainConfig, XorFCNConfig
+    from attnsep.core.resources import STEP_SECONDS
+
+    short = SelectionTrainConfig(d=8, T=64, q=4, pe_dim=64, steps=1000, batch=256, replicas=8)
+    long = short.model_copy(update={"steps": 4000})
+    assert _selector_seconds(short) > 10 * short.steps * STEP_SECONDS
+    assert 3 < _selector_seconds(long) / _selector_seconds(short) <= 4
+    fcn = XorFCNConfig(d=64, width=256, replicas=8, steps=1000)
+    assert _fcn_seconds(fcn) > 10 * fcn.steps * STEP_SECONDS
+    with pytest.raises(ValueError, match=r"selector training .* priced at about"):
+        attnsep.train_selector(64, 4, 64, d=8, seeds=64, steps=200_000, batch=256)

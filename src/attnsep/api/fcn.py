@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 from ..configs import (
     SelectionFCNConfig,
     XorFCNConfig,
-    default,
 )
 from ..core.resources import STEP_SECONDS
 from ..core.validate import one_of
@@ -79,13 +78,11 @@ def train_fcn(
 
 
 def _fcn_seconds(config: XorFCNConfig | SelectionFCNConfig) -> float:
-    """Training priced by ``fcn-selection``'s model of the same loop, ``replicas x steps x
-    batch x inputs x width`` at most (a replica may stop early); its inputs are ``T d + T``,
-    so ``n`` inputs are written as ``T = 1, d = n - 1``; at least ``STEP_SECONDS`` a step."""
+    """Training priced by ``fcn-selection``'s model of the same loop
+    (``experiments.fcn_selection.run.fcn_steps``: ``replicas x steps x batch x inputs x
+    width`` at most, a replica may stop early), and at least ``STEP_SECONDS`` a step."""
     from ..engine.published import price
+    from ..experiments.fcn_selection.run import fcn_steps
 
-    n, batch = config.inputs, default(SelectionFCNConfig, "batch")
-    job = {"kinds": ["fcn"], "settings": [(1, n - 1, 1)], "fcn_replicas": config.replicas}
-    steps = config.steps * config.batch / batch  # its steps are of the default batch
-    job.update(width_fractions=[config.width / (n - 1)], fcn_steps=steps)
-    return max(price("fcn-selection", job) or 0.0, config.steps * STEP_SECONDS)
+    work = fcn_steps(config.steps, config.replicas, config.batch, config.inputs, config.width)
+    return max(price("fcn-selection", {"fcn": work}) or 0.0, config.steps * STEP_SECONDS)

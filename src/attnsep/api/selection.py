@@ -117,16 +117,16 @@ def train_selector(
 
 
 def _selector_seconds(config: SelectionTrainConfig) -> float:
-    """Training priced by ``select-convergence``'s model of the same SGD loop, ``E x steps x
-    batch x T x (d + m_p)^2`` (its ``pe_dims`` the whole width, its batch per dimension ours
-    over that width), and at least ``STEP_SECONDS`` a step."""
+    """Training priced by ``select-convergence``'s model of the same SGD loop
+    (``experiments.costs.selector_steps``: ``E x steps x batch`` sequences, ``W`` of the whole
+    width ``d + m_p`` squared), and at least ``STEP_SECONDS`` a step."""
     from ..engine.published import price
+    from ..experiments.costs import selector_steps
 
     width = config.d + config.pe_dim
-    job: dict[str, Any] = {"pe_dims": [width], "T": config.T, "d": config.d}
-    job.update(seeds=range(config.replicas))  # only their number counts
-    job.update(steps=config.steps, batch_per_dim=config.batch / width, family_samples=0)
-    return max(price("select-convergence", job) or 0.0, config.steps * STEP_SECONDS)
+    steps = selector_steps(config.steps, config.batch, width, width, config.q, config.T)
+    seconds = price("select-convergence", {"": config.replicas * steps})
+    return max(seconds or 0.0, config.steps * STEP_SECONDS)
 
 
 def selection_bounds(

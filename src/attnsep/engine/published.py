@@ -11,10 +11,13 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import cost_model
 from .store import Store
+
+if TYPE_CHECKING:
+    from ..experiments.costs import Parts
 
 PUBLISHED_TIMINGS = Path(__file__).with_name("published_timings.json")
 
@@ -45,15 +48,16 @@ def measure_startup(repeats: int = 3) -> float:
     return sorted(seconds)[len(seconds) // 2]
 
 
-def price(experiment: str, config: dict[str, Any]) -> float | None:
-    """Seconds of one job of ``experiment`` at ``config``, from the cost model fitted to its
-    published timings (None: no model); torch-free and quick, for a guard before a run."""
+def price(experiment: str, work: Parts) -> float | None:
+    """Seconds of a computation of ``work`` (units by part, as ``experiment`` counts its jobs'
+    work: ``Experiment.work``), from that experiment's cost model fitted to its published
+    timings (None: no model); torch-free and quick, for the API's guard before a run."""
     timed = [
         (p["config"], p["seconds"])
         for p in published_timings().values()
         if p["experiment"] == experiment
     ]
-    return cost_model.estimate(cost_model.fit_configs(experiment, timed), experiment, config)
+    return cost_model.predict(cost_model.fit_configs(experiment, timed), work)
 
 
 def published_by_config(published: dict[str, dict[str, Any]]) -> dict[tuple[str, str], float]:

@@ -61,8 +61,14 @@ def law_training(c: Config, m: float) -> float:
     ``rows = m``, or ``d + m`` for the full ``W``), ``(q + 1) m`` normal draws and
     :data:`STEP_TOKEN` per token, and :data:`STEP` per step."""
     rows = m + (c["d"] if c.get("trainable", "position") == "full" else 0)
-    per_sequence = 2 * rows * m + DRAW * (c["q"] + 1) * m + STEP_TOKEN * c["T"]
-    return c["steps"] * (_batch(c, m) * per_sequence + STEP)
+    return selector_steps(c["steps"], _batch(c, m), rows, m, c["q"], c["T"])
+
+
+def selector_steps(steps: int, batch: int, rows: float, m: float, q: int, T: int) -> float:
+    """:func:`law_training`'s count for ``steps`` steps of ``batch`` sequences of length ``T``,
+    ``W`` of ``rows x m`` trained, ``q`` selected tokens."""
+    per_sequence = 2 * rows * m + DRAW * (q + 1) * m + STEP_TOKEN * T
+    return steps * (batch * per_sequence + STEP)
 
 
 EXPLICIT_STEP = 55

@@ -145,6 +145,12 @@ FCN_STEP = 4.8e6
 """A step's fixed cost (the optimizer and the calls, 1.1 ms) in units of the FCN's work."""
 
 
+def fcn_steps(steps: float, nets: int, batch: int, inputs: int, width: int) -> float:
+    """The work of ``steps`` Adam steps of ``nets`` nets of first-layer ``width`` on ``batch``
+    samples of ``inputs`` inputs (:data:`FCN_DATA_WIDTH`, :data:`FCN_STEP`)."""
+    return steps * (nets * batch * inputs * (width + FCN_DATA_WIDTH) + FCN_STEP)
+
+
 def work(c: costs.Config) -> costs.Parts:
     """The FCNs' Adam steps (:data:`FCN_DATA_WIDTH`, :data:`FCN_STEP`) and the transformer's
     law-drawn population steps over its search's probes."""
@@ -153,8 +159,7 @@ def work(c: costs.Config) -> costs.Parts:
     for T, d, q in c["settings"]:
         if "fcn" in c["kinds"]:
             for w in widths((T, d, q), c["width_fractions"]):
-                per_step = c["fcn_replicas"] * batch * (T * d + T) * (w + FCN_DATA_WIDTH)
-                fcn += c["fcn_steps"] * (per_step + FCN_STEP)
+                fcn += fcn_steps(c["fcn_steps"], c["fcn_replicas"], batch, T * d + T, w)
         if "transformer" in c["kinds"]:
             m_star = 4 * q * costs.ln(T)
             transformer += (
