@@ -79,10 +79,10 @@ def train_fcn(
 
 def _fcn_seconds(config: XorFCNConfig | SelectionFCNConfig) -> float:
     """Training priced by ``fcn-selection``'s model of the same loop
-    (``experiments.fcn_selection.run.fcn_steps``: ``replicas x steps x batch x inputs x
+    (``experiments.costs.fcn_steps``: ``replicas x steps x batch x inputs x
     width`` at most, a replica may stop early), and at least ``STEP_SECONDS`` a step."""
     from ..engine.published import price
-    from ..experiments.fcn_selection.run import fcn_steps
+    from ..experiments.costs import fcn_steps
 
     work = fcn_steps(config.steps, config.replicas, config.batch, config.inputs, config.width)
     return max(price("fcn-selection", {"fcn": work}) or 0.0, config.steps * STEP_SECONDS)

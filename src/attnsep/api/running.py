@@ -200,8 +200,8 @@ def sweep(
     preset
         The preset the fields start from.
     executor
-        ``inline`` (this process), ``process`` (a local pool) or ``ray``; or an executor
-        object, as for [`run_experiment`][attnsep.api.run_experiment].
+        Where the jobs run: a name or an executor built with its options, as for
+        [`run_experiment`][attnsep.api.run_experiment].
     store
         The SQLite results database (created if missing); a job already in it is not computed
         again.

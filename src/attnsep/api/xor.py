@@ -76,12 +76,12 @@ def xor_one_step(
     config = config_of(OneStepConfig, named, options)
     keep = keep_embeddings or save is not None
     from ..engine.published import price
-    from ..experiments.xor_one_step.run import step_work
+    from ..experiments.costs import one_step_work
 
     # an empirical step also runs its samples through each replica's k heads: priced as
     # k x samples more embedding columns (rough, but it grows as the step does)
     width = m + config.k * (config.samples or 0)
-    seconds = price("one-step", {"": step_work(d, width, seeds)})
+    seconds = price("one-step", {"": one_step_work(d, width, seeds)})
     knobs = "seeds, m or d" + (" (or keep no embeddings: no save)" if keep else "")
     what = f"one step at d={d}, m={m}, {seeds} seeds"
     guard = (what, one_step_peak(config, keep), seconds, knobs)

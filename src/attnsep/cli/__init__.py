@@ -70,7 +70,7 @@ def load(name: str) -> Any:
 
 
 class Listed(TyperCommand):
-    """A command not yet loaded: its name, and its help once the command list asks."""
+    """A command not yet loaded: its name and its help (``COMMANDS``)."""
 
 
 class Commands(dict):
@@ -88,14 +88,8 @@ class Group(TyperGroup):
 
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
-        self.commands = Commands({name: Listed(name) for name in COMMANDS})
-
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        """For the command list: a loaded command, or a stand-in with the written help."""
-        command = self.commands.get(cmd_name)
-        if isinstance(command, Listed) and command.help is None:
-            command.help = COMMANDS[cmd_name][2]
-        return command
+        listed = {name: Listed(name, help=help) for name, (_, _, help) in COMMANDS.items()}
+        self.commands = Commands(listed)
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         """The command that runs, loaded; an unknown name is an error with suggestions."""

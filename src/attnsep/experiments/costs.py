@@ -102,3 +102,25 @@ def family_search(samples: int, lengths: list[int], m_p: float) -> float:
     from ..exact.family import GOLDEN_ROUNDS, GRID_POINTS
 
     return (GRID_POINTS + GOLDEN_ROUNDS) * samples * sum(lengths) * m_p**2
+
+
+def one_step_work(d: int, m: int, seeds: int) -> float:
+    """One population step's work (SPEC A5): ``seeds x d x m`` (each replica's embeddings
+    through its heads)."""
+    return seeds * d * m
+
+
+FCN_DATA_WIDTH = 342.0
+"""A step's cost beside its width, as first-layer units (the draw of the batch and the targets,
+which grow with ``Td`` but not with ``w``): fitted with :data:`FCN_STEP` on float32 steps at
+``(T, d, w, nets)`` = ``(16, 4, 64, 2)``, ``(64, 2, 96, 2)``, ``(64, 2, 192, 2)``, ``(128, 8,
+256, 4)``, ``(128, 8, 1024, 4)``: ``0.23 ns · nets · batch · (Td + T) · (w + 342) + 1.1 ms``
+per step, within 10% at each (one thread)."""
+FCN_STEP = 4.8e6
+"""A step's fixed cost (the optimizer and the calls, 1.1 ms) in units of the FCN's work."""
+
+
+def fcn_steps(steps: float, nets: int, batch: int, inputs: int, width: int) -> float:
+    """The work of ``steps`` Adam steps of ``nets`` nets of first-layer ``width`` on ``batch``
+    samples of ``inputs`` inputs (:data:`FCN_DATA_WIDTH`, :data:`FCN_STEP`)."""
+    return steps * (nets * batch * inputs * (width + FCN_DATA_WIDTH) + FCN_STEP)

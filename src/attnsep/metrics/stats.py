@@ -139,6 +139,19 @@ def estimate(name: str, value: float | None, low: float | None, high: float | No
     }
 
 
+def rate_record(successes: int, trials: int) -> dict[str, float]:
+    """``{"successes", "trials", "rate", "low", "high"}``: a success rate and its Wilson
+    interval, as records store it."""
+    low, high = wilson(successes, trials)
+    return {
+        "successes": successes,
+        "trials": trials,
+        "rate": successes / trials,
+        "low": low,
+        "high": high,
+    }
+
+
 def rate_estimate(name: str, successes: int, trials: int) -> dict:
     """A success rate with its Wilson interval, as an ``estimate``."""
     return estimate(name, successes / trials, *wilson(successes, trials))

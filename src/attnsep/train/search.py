@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.validate import int_at_least, require
-from ..metrics.stats import wilson
+from ..metrics.stats import rate_record
 
 Outcomes = Sequence[bool] | np.ndarray
 """Each replica's success: a sequence of bools or a boolean array."""
@@ -40,17 +40,8 @@ class Probe:
         return self.successes / self.trials
 
     def as_record(self) -> dict:
-        successes, trials = self.successes, self.trials
-        low, high = wilson(successes, trials)
-        return {
-            "size": self.size,
-            "successes": successes,
-            "trials": trials,
-            "rate": successes / trials,
-            "low": low,
-            "high": high,
-            "outcomes": list(map(int, self.outcomes)),
-        }
+        rate = rate_record(self.successes, self.trials)
+        return {"size": self.size, **rate, "outcomes": list(map(int, self.outcomes))}
 
 
 def probe_matrix(probes: Sequence[dict]) -> tuple[list[int], np.ndarray]:

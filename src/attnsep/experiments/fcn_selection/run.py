@@ -135,31 +135,15 @@ def run(config: Config) -> list[Record]:
 # --- cost (``attnsep reproduce --plan``): the work of one job ---------------------------------
 
 
-FCN_DATA_WIDTH = 342.0
-"""A step's cost beside its width, as first-layer units (the draw of the batch and the targets,
-which grow with ``Td`` but not with ``w``): fitted with :data:`FCN_STEP` on float32 steps at
-``(T, d, w, nets)`` = ``(16, 4, 64, 2)``, ``(64, 2, 96, 2)``, ``(64, 2, 192, 2)``, ``(128, 8,
-256, 4)``, ``(128, 8, 1024, 4)``: ``0.23 ns · nets · batch · (Td + T) · (w + 342) + 1.1 ms``
-per step, within 10% at each (one thread)."""
-FCN_STEP = 4.8e6
-"""A step's fixed cost (the optimizer and the calls, 1.1 ms) in units of the FCN's work."""
-
-
-def fcn_steps(steps: float, nets: int, batch: int, inputs: int, width: int) -> float:
-    """The work of ``steps`` Adam steps of ``nets`` nets of first-layer ``width`` on ``batch``
-    samples of ``inputs`` inputs (:data:`FCN_DATA_WIDTH`, :data:`FCN_STEP`)."""
-    return steps * (nets * batch * inputs * (width + FCN_DATA_WIDTH) + FCN_STEP)
-
-
 def work(c: costs.Config) -> costs.Parts:
-    """The FCNs' Adam steps (:data:`FCN_DATA_WIDTH`, :data:`FCN_STEP`) and the transformer's
+    """The FCNs' Adam steps (:func:`costs.fcn_steps`) and the transformer's
     law-drawn population steps over its search's probes."""
     batch = default(SelectionFCNConfig, "batch")
     fcn = transformer = 0.0
     for T, d, q in c["settings"]:
         if "fcn" in c["kinds"]:
             for w in widths((T, d, q), c["width_fractions"]):
-                fcn += fcn_steps(c["fcn_steps"], c["fcn_replicas"], batch, T * d + T, w)
+                fcn += costs.fcn_steps(c["fcn_steps"], c["fcn_replicas"], batch, T * d + T, w)
         if "transformer" in c["kinds"]:
             m_star = 4 * q * costs.ln(T)
             transformer += (

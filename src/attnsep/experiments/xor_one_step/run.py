@@ -94,13 +94,8 @@ def _sizes(c: costs.Config) -> list[tuple[int, int, int]]:
     ]
 
 
-def step_work(d: int, m: int, seeds: int) -> float:
-    """One step's work: ``seeds x d x m`` (each replica's embeddings through its heads)."""
-    return seeds * d * m
-
-
 def work(c: costs.Config) -> float:
-    return sum(step_work(d, m, seeds) for d, m, seeds in _sizes(c))
+    return sum(costs.one_step_work(d, m, seeds) for d, m, seeds in _sizes(c))
 
 
 def peak(c: costs.Config) -> float:

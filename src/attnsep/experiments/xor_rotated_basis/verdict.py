@@ -25,18 +25,6 @@ ARMS = (("transformer", "axis"), ("transformer", "rotated"), ("mlp", "axis"), ("
 LOSS_KEY = {"transformer": "loss_final", "mlp": "test_loss"}
 
 
-def rate(successes: int, trials: int) -> dict[str, float]:
-    """``{"successes", "trials", "rate", "low", "high"}``, Wilson 95%."""
-    low, high = stats.wilson(successes, trials)
-    return {
-        "successes": successes,
-        "trials": trials,
-        "rate": successes / trials,
-        "low": low,
-        "high": high,
-    }
-
-
 def newcombe(a: dict[str, float], b: dict[str, float]) -> tuple[float, float, float]:
     """``a``'s rate minus ``b``'s with Newcombe's hybrid score 95% interval (from the two Wilson
     intervals; independent replicas)."""
@@ -58,11 +46,12 @@ def _around(value: float, draws: np.ndarray) -> tuple[float, float, float]:
 def _point(record: Record, success_loss: float) -> dict[str, Any]:
     loss = record[LOSS_KEY[record["model"]]]
     out: dict[str, Any] = {
-        **rate(sum(x <= success_loss for x in loss), len(loss)),
+        **stats.rate_record(sum(x <= success_loss for x in loss), len(loss)),
         "loss": stats.median_interval(loss, hold=True),
     }
     if record["model"] == "transformer":
-        out["one_step"] = rate(sum(x <= success_loss for x in record["loss_one_step"]), len(loss))
+        one_step = sum(x <= success_loss for x in record["loss_one_step"])
+        out["one_step"] = stats.rate_record(one_step, len(loss))
         out["least"] = stats.median_interval(record["loss_min"], hold=True)
     if "floor_found" in record:
         out["floor_found"] = stats.median_interval(record["floor_found"], hold=True)

@@ -146,16 +146,8 @@ def search_samples(
 
 def outcomes_record(outcomes: Outcomes) -> Record:
     """Successes, rate, its Wilson interval and each replica's outcome."""
-    successes, trials = int(sum(outcomes)), len(outcomes)
-    low, high = stats.wilson(successes, trials)
-    return {
-        "successes": successes,
-        "trials": trials,
-        "rate": successes / trials,
-        "low": low,
-        "high": high,
-        "outcomes": [int(o) for o in outcomes],
-    }
+    rate = stats.rate_record(int(sum(outcomes)), len(outcomes))
+    return {**rate, "outcomes": [int(o) for o in outcomes]}
 
 
 def grid_k(n: int) -> int:
