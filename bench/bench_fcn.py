@@ -1,6 +1,6 @@
 """Target 5: FCN ensembles -- 32 MLPs trained at once vs one after another.
 
-``attnsep.train.fcn``: ``train_xor(XorFCNConfig(replicas=32, ...))`` vs the same call with
+``attnsep.train.fcn``: ``train_xor(XorFCNConfig(seeds=32, ...))`` vs the same call with
 ``replicas=1, first_replica=e`` for ``e = 0..31`` in a Python loop (the replicas are the same
 nets either way: their streams are named by ``e``). Library defaults (``d=64``, SGD, batch
 256, 8192 test samples) except a fixed number of steps and no early stopping, so both sides do
@@ -47,7 +47,7 @@ def xor_cfg(width: int):
     def cfg(replicas: int, first: int = 0) -> XorFCNConfig:
         return XorFCNConfig(
             width=width,
-            replicas=replicas,
+            seeds=replicas,
             first_replica=first,
             steps=XOR_STEPS,
             early_stop=False,
@@ -57,7 +57,7 @@ def xor_cfg(width: int):
 
 
 def selection_cfg(replicas: int, first: int = 0) -> SelectionFCNConfig:
-    return SelectionFCNConfig(replicas=replicas, first_replica=first, steps=SELECTION_STEPS)
+    return SelectionFCNConfig(seeds=replicas, first_replica=first, steps=SELECTION_STEPS)
 
 
 def xor_flops_per_step(cfg: XorFCNConfig) -> float:
@@ -130,7 +130,7 @@ def one_row(name: str, train, cfg_of, steps: int, rounds: int, gflops: float) ->
     )
 
 
-WIDEST = {"d": 8, "T": 128, "q": 4, "width": 2048, "replicas": 4, "eval_samples": 256}
+WIDEST = {"d": 8, "T": 128, "q": 4, "width": 2048, "seeds": 4, "eval_samples": 256}
 """fcn-selection's widest full-preset net: ``T = 128, d = 8, q = 4``, width ``2 Td``, 4 nets."""
 WIDEST_STEPS = 20
 

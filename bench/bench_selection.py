@@ -43,7 +43,7 @@ LARGE_STEPS = 5
 
 
 def config(replicas: int) -> SelectionTrainConfig:
-    return SelectionTrainConfig(replicas=replicas, steps=STEPS)
+    return SelectionTrainConfig(seeds=replicas, steps=STEPS)
 
 
 def paper(draws: str) -> SelectionTrainConfig:
@@ -82,7 +82,7 @@ def pe_draw_rate(cfg: SelectionTrainConfig, rounds: int = 5) -> float:
 
 
 def vs_matmul(name: str, cfg: SelectionTrainConfig, times: list[float], gflops: float) -> dict:
-    seqs = cfg.replicas * cfg.batch * cfg.steps / med(times)
+    seqs = cfg.seeds * cfg.batch * cfg.steps / med(times)
     flops = flops_per_sequence(cfg)
     bound = gflops * 1e9 / flops
     return row(
@@ -107,7 +107,7 @@ def run(rounds: int = 3) -> list[dict]:
         lambda: train(four),
         lambda: train(one),
         rounds,
-        warmup=lambda: train(SelectionTrainConfig(replicas=2, steps=5)),
+        warmup=lambda: train(SelectionTrainConfig(seeds=2, steps=5)),
     )
     law, explicit = paper("law"), paper("explicit")
     t_law, t_explicit = interleaved(

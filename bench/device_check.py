@@ -79,7 +79,7 @@ def run(device: str, sizes: dict[str, int], rounds: int) -> dict[str, Any]:
 
     def fcn(replicas: int, first: int = 0) -> XorFCNConfig:
         return XorFCNConfig(
-            replicas=replicas,
+            seeds=replicas,
             first_replica=first,
             steps=sizes["fcn_steps"],
             early_stop=False,

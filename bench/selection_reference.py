@@ -103,7 +103,7 @@ def _law_step(config: SelectionTrainConfig, W: torch.Tensor, step: int):
     d, key = config.d, ("train", step)
     draws = law_draws(
         config.seed,
-        range(config.replicas),
+        range(config.seeds),
         key,
         config.batch,
         config.T,
@@ -116,7 +116,7 @@ def _law_step(config: SelectionTrainConfig, W: torch.Tensor, step: int):
         rows = slice(d, None)
     else:
         task = TokenSelection.of(config)
-        X = task.tokens(config.seed, config.replicas, config.batch, key, length=config.T)
+        X = task.tokens(config.seed, config.seeds, config.batch, key, length=config.T)
         loss, g, u = sampled_law_terms(W[:, :, d:], X, draws, config.pe_kind)
         rows = slice(None)
     grad = torch.zeros_like(W)
@@ -128,9 +128,9 @@ def train(config: SelectionTrainConfig) -> tuple[torch.Tensor, torch.Tensor]:
     """``(W, losses)`` of ``attnsep.train.selection.train`` with law draws, the old way."""
     assert config.pe == "stochastic" and config.pe_draws == "law"
     size = config.d + config.pe_dim
-    W = torch.zeros(config.replicas, size, size, dtype=torch.float64)
+    W = torch.zeros(config.seeds, size, size, dtype=torch.float64)
     mask = trainable_mask(config.d, config.pe_dim, config.trainable)
-    losses = torch.empty(config.steps, config.replicas, dtype=torch.float64)
+    losses = torch.empty(config.steps, config.seeds, dtype=torch.float64)
     for step in range(config.steps):
         loss, grad = _law_step(config, W, step)
         rate = config.lr * (1.0 - step / config.steps)

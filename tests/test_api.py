@@ -86,7 +86,7 @@ def test_train_selector_matches_the_command() -> None:
     assert code == 0, err
     command = json.loads(out)
     run = attnsep.train_selector(
-        T=6, q=2, m_p=8, d=3, seeds=2, steps=30, batch=16, eval_lengths=[12]
+        T=6, q=2, pe_dim=8, d=3, seeds=2, steps=30, batch=16, eval_lengths=[12]
     )
     for row, ev in zip(command["eval"], run.evals, strict=True):
         assert row["T"] == ev.length
@@ -96,7 +96,7 @@ def test_train_selector_matches_the_command() -> None:
     summary = run.summary()
     assert summary["loss_T12"] == pytest.approx(command["eval"][1]["loss"], rel=1e-12)
     assert run.curve().shape == (30 * 2, 3)
-    fixed = attnsep.train_selector(T=6, q=2, m_p=8, d=3, pe="fixed", steps=5, eval_lengths=[24])
+    fixed = attnsep.train_selector(T=6, q=2, pe_dim=8, d=3, pe="fixed", steps=5, eval_lengths=[24])
     assert fixed.config.fixed_positions == 24 and fixed.to_frame().shape[0] == 2
 
 
@@ -130,7 +130,11 @@ def test_xor_train_is_the_training_library() -> None:
     ("call", "message"),
     [
         (lambda: attnsep.xor_one_step(d=16, bogus=1), "unknown field 'bogus'; allowed: d, m,"),
-        (lambda: attnsep.train_selector(T=6, q=2, pe_dim=8), "'pe_dim' is set by a parameter"),
+        (lambda: attnsep.train_selector(T=6, q=2, m_p=8), "unknown field 'm_p'"),
+        (
+            lambda: attnsep.train_selector(T=6, q=2, pe="fixed", fixed_positions=30),
+            "'fixed_positions' is set by this function",
+        ),
         (lambda: attnsep.train_selector(T=6, q=2, eval_lengths=[1]), "eval length"),
         (lambda: attnsep.train_fcn("cnn"), "task must be one of"),
         (lambda: attnsep.run_experiment("no-such"), "experiment must be one of"),

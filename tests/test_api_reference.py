@@ -263,8 +263,8 @@ def test_sweep_and_train_selector_read_right(objects: dict[str, Node]) -> None:
     assert rows["workers"][1:4:2] == ["int | None", "None"]
     rows = {r[0]: r for r in sections(objects["attnsep.api.train_selector"])["Parameters"]}
     assert rows["seed"][3] == "0"
-    assert rows["seeds"][3] == repr(default(SelectionTrainConfig, "replicas"))
-    assert rows["m_p"][3] == repr(default(SelectionTrainConfig, "pe_dim"))
+    assert rows["seeds"][3] == repr(default(SelectionTrainConfig, "seeds"))
+    assert rows["pe_dim"][3] == repr(default(SelectionTrainConfig, "pe_dim"))
     sig = signature(objects["attnsep.api.train_selector"])
     assert f"eval_size: int = {EVAL_SIZE}," in sig
 

@@ -81,7 +81,7 @@ def _params(*path: str) -> dict[str, typer.core.click.Parameter]:
         (("xor", "train"), "steps", XorTrainConfig, "steps"),
         (("xor", "train-v1"), "lr", V1Config, "lr"),
         (("select", "train"), "lr", SelectionTrainConfig, "lr"),
-        (("select", "train"), "seeds", SelectionTrainConfig, "replicas"),
+        (("select", "train"), "seeds", SelectionTrainConfig, "seeds"),
         (("fcn", "select"), "lr", SelectionFCNConfig, "lr"),
         (("fcn", "xor"), "steps", XorFCNConfig, "steps"),
     ],

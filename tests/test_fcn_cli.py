@@ -82,7 +82,7 @@ def test_human_tables() -> None:
         (("xor", "--d", "16", "--lr", "0"), "error: lr must be a finite number > 0"),
         (("xor", "--d", "16", "--width", "0"), "error: width must be an integer >= 1"),
         (("select", "--T", "2", "--q", "3"), "error: q must be <= T"),
-        (("select", "--seeds", "0"), "error: seeds (replicas) must be an integer >= 1"),
+        (("select", "--seeds", "0"), "error: seeds must be an integer >= 1"),
         (
             ("xor", "--d", "16", "--optimizer", "sgd", "--lr", "1e6", "--width", "64"),
             "error: training diverged",

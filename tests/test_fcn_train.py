@@ -40,10 +40,10 @@ def _same_replica(full, one, e: int) -> bool:
 )
 def test_xor_replica_is_independent_of_the_ensemble(options: dict) -> None:
     """Replica ``e`` alone ends bitwise where it ends inside an ensemble (float64, CPU)."""
-    full = train_xor(XorFCNConfig(replicas=3, steps=300, test_samples=512, **options))
+    full = train_xor(XorFCNConfig(seeds=3, steps=300, test_samples=512, **options))
     for e in range(3):
         one = train_xor(
-            XorFCNConfig(replicas=1, first_replica=e, steps=300, test_samples=512, **options)
+            XorFCNConfig(seeds=1, first_replica=e, steps=300, test_samples=512, **options)
         )
         assert _same_replica(full, one, e)
         assert torch.equal(full.support[e], one.support[0])
@@ -54,9 +54,9 @@ def test_xor_replica_is_independent_of_the_ensemble(options: dict) -> None:
 def test_xor_odd_sizes_agree_to_rounding() -> None:
     """With sizes BLAS blocks differently per batch (odd ``d``), agreement is to rounding."""
     options = {"d": 33, "width": 7, "steps": 200, "test_samples": 512, "early_stop": False}
-    full = train_xor(XorFCNConfig(replicas=3, **options))
+    full = train_xor(XorFCNConfig(seeds=3, **options))
     for e in range(3):
-        one = train_xor(XorFCNConfig(replicas=1, first_replica=e, **options))
+        one = train_xor(XorFCNConfig(seeds=1, first_replica=e, **options))
         for p, q in zip(full.model.parameters(), one.model.parameters(), strict=True):
             torch.testing.assert_close(p[e], q[0], rtol=1e-9, atol=1e-12)
 
@@ -64,10 +64,10 @@ def test_xor_odd_sizes_agree_to_rounding() -> None:
 @pytest.mark.parametrize("samples", [None, 100])
 def test_selection_replica_is_independent_of_the_ensemble(samples: int | None) -> None:
     options = {"d": 2, "T": 4, "q": 2, "width": 5, "steps": 60, "batch": 64, "eval_samples": 64}
-    full = train_selection(SelectionFCNConfig(replicas=3, samples=samples, **options))
+    full = train_selection(SelectionFCNConfig(seeds=3, samples=samples, **options))
     for e in range(3):
         one = train_selection(
-            SelectionFCNConfig(replicas=1, first_replica=e, samples=samples, **options)
+            SelectionFCNConfig(seeds=1, first_replica=e, samples=samples, **options)
         )
         assert _same_replica(full, one, e)
         assert full.loss[e] == one.loss[0] and full.stderr[e] == one.stderr[0]
@@ -76,8 +76,8 @@ def test_selection_replica_is_independent_of_the_ensemble(samples: int | None) -
 def test_chunks_by_first_replica_equal_the_whole_run() -> None:
     """Replicas 0..3 as chunks ``[0, 1]`` and ``[2, 3]``: the same nets and results."""
     options = {"d": 16, "width": 6, "noise": 0.05, "steps": 300, "test_samples": 512}
-    full = train_xor(XorFCNConfig(replicas=4, **options))
-    chunks = [train_xor(XorFCNConfig(replicas=2, first_replica=f, **options)) for f in (0, 2)]
+    full = train_xor(XorFCNConfig(seeds=4, **options))
+    chunks = [train_xor(XorFCNConfig(seeds=2, first_replica=f, **options)) for f in (0, 2)]
     for name in ("support", "test_error", "test_loss", "steps_run"):
         assert torch.equal(getattr(full, name), torch.cat([getattr(c, name) for c in chunks]))
     for p, *qs in zip(
@@ -98,8 +98,8 @@ def test_both_tasks_run_through_one_loop(monkeypatch: pytest.MonkeyPatch) -> Non
 
     fit = loop.fit
     monkeypatch.setattr(loop, "fit", spy)
-    train(XorFCNConfig(d=12, width=3, replicas=2, steps=50, test_samples=64))
-    train(SelectionFCNConfig(d=2, T=4, q=2, width=3, replicas=2, steps=5, eval_samples=16))
+    train(XorFCNConfig(d=12, width=3, seeds=2, steps=50, test_samples=64))
+    train(SelectionFCNConfig(d=2, T=4, q=2, width=3, seeds=2, steps=5, eval_samples=16))
     assert seen == [("XorFCNConfig", 12, 1, True), ("SelectionFCNConfig", 4 * 2 + 4, 2, False)]
     with pytest.raises(TypeError, match="XorFCNConfig or SelectionFCNConfig, got dict"):
         train({"d": 12})
@@ -107,7 +107,7 @@ def test_both_tasks_run_through_one_loop(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_early_stop_keeps_the_weights_of_the_stopping_step() -> None:
     """A replica stopped at step ``s`` holds the weights of an ``s``-step run without stopping."""
-    stopped = train_xor(XorFCNConfig(d=16, width=6, replicas=3, test_samples=512))
+    stopped = train_xor(XorFCNConfig(d=16, width=6, seeds=3, test_samples=512))
     for e in range(3):
         s = int(stopped.steps_run[e])
         assert s < stopped.config.steps
@@ -115,7 +115,7 @@ def test_early_stop_keeps_the_weights_of_the_stopping_step() -> None:
             XorFCNConfig(
                 d=16,
                 width=6,
-                replicas=1,
+                seeds=1,
                 first_replica=e,
                 steps=s,
                 early_stop=False,
@@ -127,10 +127,10 @@ def test_early_stop_keeps_the_weights_of_the_stopping_step() -> None:
 
 def test_wide_net_learns_xor_and_width_one_cannot() -> None:
     """Width 16 succeeds for every seed; one ReLU unit cannot fit XOR (error stays near 1/4)."""
-    wide = train_xor(XorFCNConfig(d=32, width=16, replicas=4, seed=0))
+    wide = train_xor(XorFCNConfig(d=32, width=16, seeds=4, seed=0))
     assert bool(wide.success.all()), wide.test_error
     assert int(wide.steps_run.max()) <= 500
-    narrow = train_xor(XorFCNConfig(d=32, width=1, replicas=4, seed=0, steps=400))
+    narrow = train_xor(XorFCNConfig(d=32, width=1, seeds=4, seed=0, steps=400))
     assert not bool(narrow.success.any())
     assert float(narrow.test_error.min()) > 0.15
 
@@ -139,7 +139,7 @@ def test_selection_loss_respects_the_fcn_floor() -> None:
     """Below ``Td`` the trained loss never beats the B4 floor (Monte Carlo, 3 standard errors)."""
     d, T, q = 2, 4, 2
     for width in (1, 2, 4, 7):
-        cfg = SelectionFCNConfig(d=d, T=T, q=q, width=width, replicas=2, steps=300, lr=1e-2)
+        cfg = SelectionFCNConfig(d=d, T=T, q=q, width=width, seeds=2, steps=300, lr=1e-2)
         result = train_selection(cfg)
         floor = float(exact_selection.fcn_loss_floor(T, q, d, width))
         assert floor > 0
@@ -193,7 +193,7 @@ def test_task_sampler_draws_uniform_signs_and_flips() -> None:
 def test_xor_sets_come_from_the_task_sampler(samples: int | None) -> None:
     """The test set is :meth:`SparseParity.draw` on streams ``(seed, e, "fcn-test")``: the
     result's test error and loss are recomputed from it exactly."""
-    cfg = XorFCNConfig(d=16, width=4, replicas=2, steps=100, samples=samples, test_samples=300)
+    cfg = XorFCNConfig(d=16, width=4, seeds=2, steps=100, samples=samples, test_samples=300)
     result = train_xor(cfg)
     gens = [generator(cfg.seed, e, "fcn-test") for e in range(2)]
     x, y = SparseParity.of(cfg).draw(result.support, gens, cfg.test_samples)
@@ -220,7 +220,7 @@ def test_test_set_chunks_are_the_task_sampler_draw() -> None:
 
 def test_divergence_is_a_clear_error() -> None:
     with pytest.raises(Diverged, match="lower lr"):
-        train_xor(XorFCNConfig(d=16, width=64, replicas=2, optimizer="sgd", lr=1e6, steps=200))
+        train_xor(XorFCNConfig(d=16, width=64, seeds=2, optimizer="sgd", lr=1e6, steps=200))
     with pytest.raises(ValueError, match="optimizer must be one of"):
         XorFCNConfig(optimizer="lbfgs")
     with pytest.raises(ValueError, match="q must be <= T"):
@@ -235,7 +235,7 @@ def test_xor_default_rate_shrinks_with_the_width_and_keeps_wide_sgd_stable() -> 
     assert XorFCNConfig(width=1000).rate == pytest.approx(0.025)
     assert XorFCNConfig(width=4, optimizer="adam").rate == 1e-2
     assert XorFCNConfig(width=4, lr=0.5).rate == 0.5
-    wide = {"d": 16, "width": 2048, "replicas": 1, "steps": 60, "test_samples": 512}
+    wide = {"d": 16, "width": 2048, "seeds": 1, "steps": 60, "test_samples": 512}
     with pytest.raises(Diverged):
         train_xor(XorFCNConfig(lr=0.1, early_stop=False, **wide))
     result = train_xor(XorFCNConfig(**wide))
@@ -246,10 +246,10 @@ def test_finished_replicas_leave_the_batch_without_changing_the_others() -> None
     """Replicas stop at different checks; each still equals itself trained alone (noisy labels
     draw flips too), and a stopped replica's loss log is NaN after its stop."""
     options = {"d": 16, "width": 3, "noise": 0.05, "steps": 400, "test_samples": 512}
-    full = train_xor(XorFCNConfig(replicas=4, **options))
+    full = train_xor(XorFCNConfig(seeds=4, **options))
     assert len(set(full.steps_run.tolist())) > 1, full.steps_run
     for e in range(4):
-        one = train_xor(XorFCNConfig(replicas=1, first_replica=e, **options))
+        one = train_xor(XorFCNConfig(seeds=1, first_replica=e, **options))
         assert _same_replica(full, one, e)
         assert full.steps_run[e] == one.steps_run[0]
         s = int(full.steps_run[e])

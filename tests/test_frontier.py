@@ -394,8 +394,8 @@ def test_frontier_select_failed_job_is_one_error_line(monkeypatch, tmp_path):
         (["xor", "--d", "32,16"], "increasing"),
         (["xor", "--d", "16,x"], "comma-separated integers"),
         (["xor", "--seeds", "0"], "seeds must be an integer >= 1"),
-        (["select", "--T", "4,8", "--q", "5"], "--q must be < every T, got q=5 and T=4"),
-        (["select", "--T", "4,8", "--q", "4"], "--q must be < every T"),
+        (["select", "--T", "4,8", "--q", "5"], "q must be < every T, got q=5 and T=4"),
+        (["select", "--T", "4,8", "--q", "4"], "q must be < every T"),
         (["select", "--q", "2,1"], "--q must be increasing"),
         (["select", "--T", "8,x"], "--T must be comma-separated integers >= 2"),
         (["select", "--seeds", "0"], "seeds must be an integer >= 1"),
@@ -416,7 +416,7 @@ def test_frontier_select_refuses_an_unknown_solver(tmp_path):
     store = tmp_path / "s.sqlite"
     code, out, err = attnsep(*SELECT, "--solver", "adam", "--store", str(store))
     assert code == 2 and out == ""
-    assert err == "error: --solver must be one of law, population, sgd, got 'adam'\n"
+    assert err == "error: solver must be one of law, population, sgd; got 'adam'\n"
     assert not store.exists()  # nothing half-written
 
 

@@ -183,12 +183,12 @@ def test_the_api_says_what_the_command_says(args, call, tmp_path, monkeypatch) -
 
 
 def test_seeds_are_named_seeds_wherever_they_are_given() -> None:
-    """The command line's ``--seeds`` and the API's ``seeds=`` are the configs' ``replicas``:
-    an error names both (it said ``replicas`` only, which neither the user wrote)."""
+    """The command line's ``--seeds``, the API's ``seeds=`` and the configs' field are one
+    name: an error names what the user wrote."""
     for call in (
         lambda: api.train_selector(8, 2, seeds=0),
         lambda: api.train_fcn("xor", seeds=0),
         lambda: api.train_fcn("select", seeds=-3),
-        lambda: SelectionTrainConfig(replicas=0),
+        lambda: SelectionTrainConfig(seeds=0),
     ):
-        assert api_error(call).startswith("seeds (replicas) must be an integer >= 1, got ")
+        assert api_error(call).startswith("seeds must be an integer >= 1, got ")

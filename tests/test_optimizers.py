@@ -60,7 +60,7 @@ def test_training_an_fcn_does_not_import_torch_dynamo() -> None:
         "import sys\n"
         "from attnsep.configs import XorFCNConfig\n"
         "from attnsep.train.fcn import train_xor\n"
-        "train_xor(XorFCNConfig(d=8, width=4, replicas=2, steps=20, optimizer='adam'))\n"
+        "train_xor(XorFCNConfig(d=8, width=4, seeds=2, steps=20, optimizer='adam'))\n"
         "print('torch._dynamo' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

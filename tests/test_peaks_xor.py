@@ -68,7 +68,7 @@ def test_head_specialization_is_its_largest_one_step_run() -> None:
 
 def test_separation_xor_is_its_largest_probe_of_either_model() -> None:
     fcn = {"d_values": [], "fcn_d_values": [64], "seeds": 4, "fcn_steps": 10}
-    net = XorFCNConfig(d=64, width=8, replicas=4, steps=10, dtype="float32")
+    net = XorFCNConfig(d=64, width=8, seeds=4, steps=10, dtype="float32")
     assert peak("separation-xor", **fcn) == fcn_peak(net)
     assert peak("separation-xor", **{**fcn, "fcn_d_values": [128]}) > peak("separation-xor", **fcn)
     transformer = {"d_values": [256], "fcn_d_values": [], "seeds": 8}

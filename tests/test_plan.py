@@ -405,7 +405,7 @@ def test_negative_calibration_is_a_one_line_error(tmp_path):
     code, out, err = attnsep(
         "sweep", "one-step", "--store", str(tmp_path / "s.sqlite"), "--plan", "--calibration", "-1"
     )
-    assert code == 2 and out == "" and one_line(err) and "--calibration" in err
+    assert code == 2 and out == "" and one_line(err) and "calibration must be" in err
     assert not (tmp_path / "s.sqlite").exists()
 
 

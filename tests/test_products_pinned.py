@@ -264,7 +264,7 @@ def test_population_steps_are_pinned(index: int, kind: str, m: int) -> None:
         steps=4,
         batch=8,
         lr=2.0,
-        replicas=2,
+        seeds=2,
         seed=6,
     )
     result = train(config)

@@ -174,7 +174,7 @@ def test_selection_training_that_overflows_is_a_value_error():
 @pytest.mark.parametrize("lr", [1e15, 1e300])
 def test_fcn_xor_with_a_huge_lr_diverges_cleanly_or_is_finite(optimizer, lr):
     config = XorFCNConfig(
-        d=16, width=8, replicas=2, steps=20, lr=lr, optimizer=optimizer, test_samples=256
+        d=16, width=8, seeds=2, steps=20, lr=lr, optimizer=optimizer, test_samples=256
     )
     try:
         result = train_xor(config)
@@ -194,7 +194,7 @@ def test_fcn_selection_with_a_huge_lr_diverges_cleanly_or_is_finite(optimizer, l
         T=4,
         q=1,
         width=8,
-        replicas=2,
+        seeds=2,
         steps=20,
         batch=32,
         lr=lr,

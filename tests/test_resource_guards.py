@@ -36,7 +36,7 @@ def test_the_memory_guard_names_the_estimate_and_force_runs_anyway(monkeypatch) 
     monkeypatch.setattr(resources, "available_memory", lambda: 10 * 2**20)  # 10 MB
     with pytest.raises(ValueError, match=r"needs about .* of memory, 10.5 MB is available"):
         attnsep.xor_one_step(d=16, m=4, seeds=2)
-    with pytest.raises(ValueError, match="lower seeds, steps, batch, T, m_p, eval lengths or"):
+    with pytest.raises(ValueError, match="lower seeds, steps, batch, T, pe_dim, eval lengths or"):
         attnsep.train_selector(8, 2, seeds=1, steps=2)
     with pytest.raises(ValueError, match="lower seeds, width, steps or batch"):
         attnsep.train_fcn("xor", d=8, width=4, steps=2)
@@ -112,7 +112,7 @@ def test_a_sweep_whose_largest_job_cannot_fit_is_refused_before_a_store_exists(
     fcn = base.get("fcn-selection").config(
         "quick", settings=[[16, 4, 2]], width_fractions=[0.5, 2], kinds=["fcn"]
     )
-    widest = SelectionFCNConfig(d=4, T=16, q=2, width=128, replicas=fcn.fcn_replicas, steps=1)
+    widest = SelectionFCNConfig(d=4, T=16, q=2, width=128, seeds=fcn.fcn_replicas, steps=1)
     assert base.get("fcn-selection").peak(fcn.model_dump(mode="json")) == fcn_peak(widest)
 
 
@@ -126,11 +126,11 @@ def test_training_is_priced_by_its_own_work() -> None:
     from attnsep.configs import SelectionTrainConfig, XorFCNConfig
     from attnsep.core.resources import STEP_SECONDS
 
-    short = SelectionTrainConfig(d=8, T=64, q=4, pe_dim=64, steps=1000, batch=256, replicas=8)
+    short = SelectionTrainConfig(d=8, T=64, q=4, pe_dim=64, steps=1000, batch=256, seeds=8)
     long = short.model_copy(update={"steps": 4000})
     assert _selector_seconds(short) > 10 * short.steps * STEP_SECONDS
     assert 3 < _selector_seconds(long) / _selector_seconds(short) <= 4
-    fcn = XorFCNConfig(d=64, width=256, replicas=8, steps=1000)
+    fcn = XorFCNConfig(d=64, width=256, seeds=8, steps=1000)
     assert _fcn_seconds(fcn) > 10 * fcn.steps * STEP_SECONDS
     with pytest.raises(ValueError, match=r"selector training .* priced at about"):
         attnsep.train_selector(64, 4, 64, d=8, seeds=64, steps=200_000, batch=256)

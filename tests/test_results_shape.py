@@ -45,10 +45,10 @@ def _build(kind: str, store: Path) -> Any:
     if kind == "train":
         return attnsep.xor_train(d=8, m=4, seeds=3, steps=4, gradient="fixed", cube_fraction=0.5)
     if kind == "selector":
-        return attnsep.train_selector(T=6, q=2, m_p=8, d=3, seeds=2, steps=20, batch=16)
+        return attnsep.train_selector(T=6, q=2, pe_dim=8, d=3, seeds=2, steps=20, batch=16)
     if kind == "selector-fixed":
         return attnsep.train_selector(
-            T=6, q=2, m_p=8, d=3, seeds=2, steps=20, batch=16, pe="fixed",
+            T=6, q=2, pe_dim=8, d=3, seeds=2, steps=20, batch=16, pe="fixed",
             trainable="position", eval_lengths=[12],
         )  # fmt: skip
     if kind == "fcn-xor":

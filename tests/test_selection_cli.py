@@ -139,7 +139,7 @@ def test_bad_train_input_exits_2_with_one_line(args: list[str], message: str) ->
 def test_bad_bound_input_exits_2_with_one_line() -> None:
     for args, message in [
         (["--T", "2", "--q", "3"], "q must be <= T"),
-        (["--T", "20", "--q", "3", "--width", "5"], "--width needs --d"),
+        (["--T", "20", "--q", "3", "--width", "5"], "width needs d"),
         (["--T", "20"], "Missing option"),
     ]:
         code, _, err = attnsep("select", "bound", *args)

@@ -88,10 +88,10 @@ def test_chunked_walk_norm_has_the_law_of_a_sum_of_unit_vectors() -> None:
 
 def test_population_training_is_seeded_and_replicas_independent_of_E() -> None:
     base = dict(d=3, T=12, q=2, pe_dim=8, batch=32, steps=20, trainable="position")
-    config = SelectionTrainConfig(**base, objective="population", replicas=3, seed=5, lr=0.4)
+    config = SelectionTrainConfig(**base, objective="population", seeds=3, seed=5, lr=0.4)
     a, b = train(config), train(config)
     assert torch.equal(a.W, b.W) and torch.equal(a.losses, b.losses)
-    two = train(SelectionTrainConfig(**base, objective="population", replicas=2, seed=5, lr=0.4))
+    two = train(SelectionTrainConfig(**base, objective="population", seeds=2, seed=5, lr=0.4))
     assert torch.allclose(two.W, a.W[:2], rtol=0, atol=1e-12)
     assert not torch.allclose(a.W[0], a.W[1])
 

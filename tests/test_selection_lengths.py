@@ -27,7 +27,7 @@ def config(pe="stochastic", replicas=2, **extra):
         "steps": 12,
         "batch": 16,
         "lr": 1.0,
-        "replicas": replicas,
+        "seeds": replicas,
         "seed": 5,
     }
     return SelectionTrainConfig(**{**values, **fixed, **extra})

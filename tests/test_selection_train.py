@@ -15,10 +15,10 @@ SMALL = {"d": 3, "T": 8, "q": 2, "pe_dim": 24, "batch": 64}
 
 
 def test_same_seed_same_result_and_replicas_independent_of_E() -> None:
-    config = SelectionTrainConfig(**SMALL, steps=15, replicas=3, seed=7)
+    config = SelectionTrainConfig(**SMALL, steps=15, seeds=3, seed=7)
     a, b = train(config), train(config)
     assert torch.equal(a.W, b.W) and torch.equal(a.losses, b.losses)
-    two = train(SelectionTrainConfig(**SMALL, steps=15, replicas=2, seed=7))
+    two = train(SelectionTrainConfig(**SMALL, steps=15, seeds=2, seed=7))
     assert torch.allclose(two.W, a.W[:2], rtol=0, atol=1e-12)
     assert not torch.allclose(a.W[0], a.W[1])
 

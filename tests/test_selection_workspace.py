@@ -94,15 +94,15 @@ def test_terms_in_a_workspace_are_the_old_terms_bit_for_bit(kind: str, scale: fl
 
 
 CASES = {
-    "population": dict(trainable="position", objective="population", replicas=2, lr=0.4),
+    "population": dict(trainable="position", objective="population", seeds=2, lr=0.4),
     "population-gaussian": dict(
         trainable="position", objective="population", pe_kind="gaussian", lr=0.3
     ),
     "population-width-1": dict(trainable="position", objective="population", pe_dim=1, lr=0.2),
     "population-width-2": dict(
-        trainable="position", objective="population", pe_dim=2, replicas=2, lr=0.2
+        trainable="position", objective="population", pe_dim=2, seeds=2, lr=0.2
     ),
-    "sgd-full": dict(trainable="full", objective="sgd", replicas=2, lr=0.5),
+    "sgd-full": dict(trainable="full", objective="sgd", seeds=2, lr=0.5),
     "sgd-position": dict(trainable="position", objective="sgd", lr=0.5),
     "sgd-gaussian": dict(trainable="full", objective="sgd", pe_kind="gaussian", lr=0.4),
 }

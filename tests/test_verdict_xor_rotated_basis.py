@@ -107,7 +107,7 @@ def test_the_mlp_in_a_rotated_frame_repeats_the_axis_run():
     """Rotating the inputs, the first layer and the target's pair together changes nothing:
     the training is rotation-equivariant (the rotated arm equals the axis arm in law)."""
     d, E = 10, 2
-    cfg = gx.GaussianMLPConfig(d=d, width=6, replicas=E, steps=30, batch=16, lr=0.05, seed=4)
+    cfg = gx.GaussianMLPConfig(d=d, width=6, seeds=E, steps=30, batch=16, lr=0.05, seed=4)
     u, v = gx.task_pairs(4, d, E, "axis")
     frame = torch.stack([haar_frame(torch.Generator().manual_seed(e), d, d) for e in range(E)])
     axis = gx.train_mlp(cfg, u, v)["test_loss"]

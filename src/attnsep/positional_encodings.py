@@ -113,6 +113,6 @@ def encodings_for(config: Any) -> StochasticPE | FixedPE:
     """A training config's encodings (``configs.SelectionTrainConfig``): stochastic, or a fixed
     table of ``fixed_positions`` rows (``T`` when unset)."""
     if config.pe == "stochastic":
-        return StochasticPE(config.seed, config.replicas, config.pe_dim, config.pe_kind)
+        return StochasticPE(config.seed, config.seeds, config.pe_dim, config.pe_kind)
     rows = config.T if config.fixed_positions is None else config.fixed_positions
-    return FixedPE.drawn(config.seed, config.replicas, rows, config.pe_dim, config.pe_kind)
+    return FixedPE.drawn(config.seed, config.seeds, rows, config.pe_dim, config.pe_kind)

@@ -42,7 +42,7 @@ def train_fcn(
     task
         ``xor`` or ``select``.
     seeds
-        Number of replicas (``None``: the ``replicas`` default of ``XorFCNConfig`` or
+        Number of replicas (``None``: the ``seeds`` default of ``XorFCNConfig`` or
         ``SelectionFCNConfig``).
     seed
         Base seed.
@@ -63,9 +63,9 @@ def train_fcn(
     """
     one_of("task", task, FCN_TASKS)
     config_type = XorFCNConfig if task == "xor" else SelectionFCNConfig
-    named = {"seed": seed} if seeds is None else {"seed": seed, "replicas": seeds}
+    named = {"seed": seed} if seeds is None else {"seed": seed, "seeds": seeds}
     config = config_of(config_type, named, options)
-    what = f"FCN training ({config.inputs} inputs, width {config.width}, {config.replicas} seeds)"
+    what = f"FCN training ({config.inputs} inputs, width {config.width}, {config.seeds} seeds)"
     guard = (what, fcn_peak(config), _fcn_seconds(config), "seeds, width, steps or batch")
 
     def compute() -> FCNResult:
@@ -79,10 +79,10 @@ def train_fcn(
 
 def _fcn_seconds(config: XorFCNConfig | SelectionFCNConfig) -> float:
     """Training priced by ``fcn-selection``'s model of the same loop
-    (``experiments.costs.fcn_steps``: ``replicas x steps x batch x inputs x
+    (``experiments.costs.fcn_steps``: ``seeds x steps x batch x inputs x
     width`` at most, a replica may stop early), and at least ``STEP_SECONDS`` a step."""
     from ..engine.published import price
     from ..experiments.costs import fcn_steps
 
-    work = fcn_steps(config.steps, config.replicas, config.batch, config.inputs, config.width)
+    work = fcn_steps(config.steps, config.seeds, config.batch, config.inputs, config.width)
     return max(price("fcn-selection", {"fcn": work}) or 0.0, config.steps * STEP_SECONDS)

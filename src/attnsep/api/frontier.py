@@ -83,7 +83,7 @@ def frontier_xor(
     check_writable(store)
     for d in ds:  # the smallest probes of both searches must fit (a lower bound)
         step = one_step_peak(OneStepConfig(d=d, m=1, seeds=seeds))
-        fcn = fcn_peak(XorFCNConfig(d=d, width=1, replicas=seeds))
+        fcn = fcn_peak(XorFCNConfig(d=d, width=1, seeds=seeds))
         what = f"frontier xor at d={d}, {seeds} seeds"
         check_resources(what, max(step, fcn), None, "seeds or d", forced_by=None)
     from ..experiments import xor_thresholds
@@ -143,7 +143,7 @@ def frontier_select(
     check_writable(store)
     one_of("solver", solver, FRONTIER_SOLVERS)
     for T in Ts:  # the smallest selector of the search must fit (a lower bound)
-        probe = SelectionTrainConfig(d=d, T=T, q=qs[0], pe_dim=1, batch=1, replicas=seeds)
+        probe = SelectionTrainConfig(d=d, T=T, q=qs[0], pe_dim=1, batch=1, seeds=seeds)
         what = f"frontier select at T={T}, d={d}, {seeds} seeds"
         check_resources(what, selection_peak(probe), None, "seeds, d or T", forced_by=None)
     from ..experiments.separation_select.config import Config as SelectConfig

@@ -23,10 +23,10 @@ R = TypeVar("R")
 
 
 def config_of(config_type: type[BaseModel], named: dict[str, Any], options: dict[str, Any]) -> Any:
-    """``config_type(**named, **options)``; a repeated field is a one-line ``ValueError``, an
-    unknown one too (the config's own check: ``configs.ConfigBase``)."""
+    """``config_type(**named, **options)``; a field the function sets itself is a one-line
+    ``ValueError``, an unknown one too (the config's own check: ``configs.ConfigBase``)."""
     for key in options:
-        require(key not in named, f"{key!r} is set by a parameter of this function; give it once")
+        require(key not in named, f"{key!r} is set by this function from its parameters")
     return config_type(**named, **options)
 
 

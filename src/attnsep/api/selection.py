@@ -28,11 +28,11 @@ from .guard import Progress, config_of, guarded_run
 def train_selector(
     T: int,
     q: int,
-    m_p: int = default(SelectionTrainConfig, "pe_dim"),
+    pe_dim: int = default(SelectionTrainConfig, "pe_dim"),
     *,
     d: int = default(SelectionTrainConfig, "d"),
     pe: str = default(SelectionTrainConfig, "pe"),
-    seeds: int = default(SelectionTrainConfig, "replicas"),
+    seeds: int = default(SelectionTrainConfig, "seeds"),
     seed: int = 0,
     eval_lengths: Iterable[int] = (),
     eval_size: int = EVAL_SIZE,
@@ -54,8 +54,8 @@ def train_selector(
         Training sequence length.
     q
         Subset size.
-    m_p
-        Positional-encoding width.
+    pe_dim
+        Positional-encoding width m_p.
     d
         Token dimension.
     pe
@@ -85,7 +85,7 @@ def train_selector(
         ``W``, the training curve and the losses per replica and length; ``report()`` is the
         command's JSON object.
     """
-    named = {"d": d, "T": T, "q": q, "pe": pe, "pe_dim": m_p, "replicas": seeds, "seed": seed}
+    named = {"d": d, "T": T, "q": q, "pe": pe, "pe_dim": pe_dim, "seeds": seeds, "seed": seed}
     config = config_of(SelectionTrainConfig, named, options)
     lengths = list(dict.fromkeys([T, *int_values("eval length", eval_lengths, max(q, 1))]))
     int_at_least("eval size", eval_size, 2)
@@ -93,9 +93,9 @@ def train_selector(
         config = config_of(
             SelectionTrainConfig, {**named, "fixed_positions": max(lengths)}, options
         )
-    what = f"selector training at T={T}, m_p={m_p}, batch {config.batch}, {seeds} seeds"
+    what = f"selector training at T={T}, m_p={pe_dim}, batch {config.batch}, {seeds} seeds"
     peak = selection_peak(config) + selection_evaluation_peak(config, lengths, eval_size)
-    knobs = "seeds, steps, batch, T, m_p, eval lengths or eval size"
+    knobs = "seeds, steps, batch, T, pe_dim, eval lengths or eval size"
 
     def compute() -> SelectorResult:
         from ..core.device import torch_threads
@@ -125,7 +125,7 @@ def _selector_seconds(config: SelectionTrainConfig) -> float:
 
     width = config.d + config.pe_dim
     steps = selector_steps(config.steps, config.batch, width, width, config.q, config.T)
-    seconds = price("select-convergence", {"": config.replicas * steps})
+    seconds = price("select-convergence", {"": config.seeds * steps})
     return max(seconds or 0.0, config.steps * STEP_SECONDS)
 
 

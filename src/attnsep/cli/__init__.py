@@ -15,44 +15,16 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 COMMANDS = {  # name: (module of attnsep.cli, a command function or a typer.Typer in it, help)
-    "reproduce": (
-        "engine",
-        "reproduce",
-        "Rerun every claim of both papers and write the report (index.html, claims.json).",
-    ),
-    "sweep": (
-        "engine",
-        "sweep",
-        "Run an experiment over a grid of its config fields; results go to the store.",
-    ),
-    "report": (
-        "engine",
-        "report",
-        "Rebuild the report of the last reproduction from the store (nothing is recomputed).",
-    ),
+    "reproduce": ("engine", "reproduce", "Rerun every claim of both papers; write the report."),
+    "sweep": ("engine", "sweep", "Run an experiment over a grid of its config fields."),
+    "report": ("engine", "report", "Rebuild the last reproduction's report from the store."),
     "list": ("engine", "list_experiments", "The experiments and the claim each reproduces."),
-    "show": (
-        "engine",
-        "show_experiment",
-        "An experiment's config: each field's type, default, limits, help; presets and cost.",
-    ),
+    "show": ("engine", "show_experiment", "An experiment's config fields, presets and cost."),
     "xor": ("xor", "app", "Sparse XOR / k-sparse parity with the query-vector attention model."),
-    "select": (
-        "select",
-        "app",
-        "Sparse token selection (q-sparse averaging): one-layer selector vs the FCN bound.",
-    ),
-    "frontier": (
-        "baselines",
-        "frontier",
-        "Parameters needed vs problem size, transformer against FCN.",
-    ),
+    "select": ("select", "app", "Sparse token selection: the one-layer selector, FCN bounds."),
+    "frontier": ("baselines", "frontier", "Parameters needed vs problem size: attention vs FCN."),
     "runs": ("engine", "runs", "Inspect and export the results store."),
-    "fcn": (
-        "baselines",
-        "fcn",
-        "Fully-connected ReLU baselines on sparse XOR and token selection.",
-    ),
+    "fcn": ("baselines", "fcn", "Fully-connected ReLU baselines on sparse XOR and selection."),
 }
 """The commands as pure data: ``--help`` lists them without importing their modules."""
 

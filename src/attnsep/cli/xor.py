@@ -7,70 +7,65 @@ from typing import Any
 
 import typer
 
+from .. import api
 from ..configs import (
     ADAM_LR,
     OneStepConfig,
     V1Config,
     XorTrainConfig,
 )
-from .common import FORCE, JSON_TABLE, QUIET, config_options, output, steps_bar
+from .common import FORCE, JSON_TABLE, QUIET, options_of, output, steps_bar
 from .parse import auto_or_positive, int_list, population_or_count
 
 app = typer.Typer(no_args_is_help=True)  # its help: ``cli.COMMANDS``
 SAMPLES_HELP = "'population' (exact gradient) or a sample count N (empirical)."
 SUPPORT_HELP = "Fixed support I,J (default: uniform per replica)."
-STEP_SAVE_HELP = "Write the state and metrics to FILE.npz."
-TRAIN_SAVE_HELP = "Write trajectories and state to FILE.npz (attnsep.load reads it)."
-FIGURES_HELP = "Draw train_loss.png and train_attention.png into this folder."
 TRAIN_ETA_HELP = f"Step size, or 'auto' (gd: eta-scale * d^k * ln d; adam: {ADAM_LR:g})."
 
 
 @app.command("one-step")
-@config_options(
+@options_of(
     OneStepConfig,
     "d m seeds seed attention eta_scale gradient k noise init success_tol dtype device",
 )
+@options_of(api.xor_one_step, "save")
 def one_step(
     config: dict[str, Any],
     eta: str = typer.Option("auto", "--eta", help="Step size, or 'auto' = eta-scale * d^2 * ln d."),
     samples: str = typer.Option("population", "--samples", help=SAMPLES_HELP),
     support: str | None = typer.Option(None, "--support", help=SUPPORT_HELP),
     as_json: bool = JSON_TABLE,
-    save: str | None = typer.Option(None, "--save", help=STEP_SAVE_HELP),
     force: bool = FORCE,
 ) -> None:
     """One gradient step of the two-head (k-head) attention model on sparse XOR (k-parity)."""
-    from .. import api
 
     config.update(
         eta=auto_or_positive("--eta", eta), samples=population_or_count("--samples", samples)
     )
     config["support"] = None if support is None else tuple(int_list("--support", support, None))
-    output("xor one-step", api.xor_one_step(**config, save=save, force=force).report(), as_json)
+    output("xor one-step", api.xor_one_step(**config, force=force).report(), as_json)
 
 
 @app.command("train")
-@config_options(
+@options_of(
     XorTrainConfig,
     "d m k seeds seed steps attention gradient samples cube_fraction batch optimizer eta_scale "
     "init noise success_tol stop_at_success dtype device",
 )
+@options_of(api.xor_train, "save figures")
 def train(
     config: dict[str, Any],
     eta: str = typer.Option("auto", "--eta", help=TRAIN_ETA_HELP),
     as_json: bool = JSON_TABLE,
-    save: str | None = typer.Option(None, "--save", help=TRAIN_SAVE_HELP),
-    figures_dir: str | None = typer.Option(None, "--figures", help=FIGURES_HELP),
     quiet: bool = QUIET,
 ) -> None:
     """Many steps of the k-head model on k-sparse parity: exact population GD, or SGD / Adam on
     samples; all replicas in one batched computation. The authors' earlier 4x4 model:
     'attnsep xor train-v1'."""
-    from .. import api
 
     config["eta"] = auto_or_positive("--eta", eta)
     with steps_bar(f"xor train (d={config['d']}, k={config['k']})", quiet) as progress:
-        result = api.xor_train(**config, progress=progress, save=save, figures=figures_dir)
+        result = api.xor_train(**config, progress=progress)
     report = result.report()
     output("xor train", report, as_json)
     for path in [] if as_json else report.get("figures", []):
@@ -78,11 +73,10 @@ def train(
 
 
 @app.command("train-v1")
-@config_options(V1Config, "n k seeds seed epochs lr train_fraction target")
+@options_of(V1Config, "n k seeds seed epochs lr train_fraction target")
 def train_v1(config: dict[str, Any], as_json: bool = JSON_TABLE, quiet: bool = QUIET) -> None:
     """The authors' earlier k-parity model (4x4 attention matrices with two trainable entries, a
     fixed ReLU read-out; module attnsep.models.kparity_v1), trained as they describe."""
-    from .. import api
 
     with steps_bar(f"xor train-v1 (n={config['n']}, k={config['k']})", quiet) as progress:
         report = api.xor_train_v1(**config, progress=progress)

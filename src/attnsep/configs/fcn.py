@@ -27,7 +27,7 @@ class FCNConfig(LibraryConfig):
 
     width: Count = Field(description="Hidden width.")
     depth: Count = Field(1, description="Hidden layers.")
-    replicas: Count = Field(title="seeds (replicas)", description="Independent replicas.")
+    seeds: Count = Field(description="Independent replicas.")
     first_replica: int = Field(0, ge=0, description="Index of the first replica.")
     seed: Seed = 0
     steps: Count = Field(description="Training steps.")
@@ -62,7 +62,7 @@ class XorFCNConfig(FCNConfig):
     width: Count = Field(32, description="Hidden width; parameters = width*(d+2)+1.")
     k: Count = Field(2, description="Support size.")
     noise: float = Field(0.0, ge=0, lt=0.5, description="Label-flip probability in [0, 0.5).")
-    replicas: Count = Field(8, title="seeds (replicas)", description="Independent replicas.")
+    seeds: Count = Field(8, description="Independent replicas.")
     steps: Count = Field(
         2000, description="Most steps (a replica stops once perfect on validation)."
     )
@@ -104,7 +104,7 @@ class SelectionFCNConfig(FCNConfig):
     T: Count = Field(8, description="Sequence length.")
     q: Count = Field(2, description="Subset size.")
     width: Count = Field(64, description="First-layer width.")
-    replicas: Count = Field(4, title="seeds (replicas)", description="Replicas.")
+    seeds: Count = Field(4, description="Replicas.")
     steps: Count = Field(3000, description="Training steps.")
     lr: float = Field(3e-3, gt=0, description="Adam learning rate.")
     optimizer: Optimizer = "adam"

@@ -50,7 +50,7 @@ class SelectionTrainConfig(LibraryConfig):
     steps: Count = Field(1500, description="Training steps.")
     batch: Count = Field(256, description="Fresh sequences per step.")
     lr: float = Field(3.0, gt=0, description="SGD rate, decays linearly to 0.")
-    replicas: Count = Field(1, title="seeds (replicas)", description="Replicas E, trained at once.")
+    seeds: Count = Field(1, description="Replicas E, trained at once.")
     seed: Seed = 0
 
     @model_validator(mode="after")

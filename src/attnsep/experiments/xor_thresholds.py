@@ -136,7 +136,7 @@ def fcn_xor(
         config = XorFCNConfig(
             d=d,
             width=width,
-            replicas=seeds,
+            seeds=seeds,
             seed=seed,
             test_samples=test_samples,
             success_tol=SIGN_TOL,

@@ -27,12 +27,12 @@ if TYPE_CHECKING:
 def fcn_xor_report(cfg: XorFCNConfig, result: XorFCNResult) -> dict[str, Any]:
     """The JSON object of ``attnsep fcn xor``; ``final_loss`` is the objective on the test set."""
     successes = int(result.success.sum())
-    low, high = wilson(successes, cfg.replicas)
+    low, high = wilson(successes, cfg.seeds)
     return {
         "d": cfg.d,
         "width": cfg.width,
         "depth": cfg.depth,
-        "seeds": cfg.replicas,
+        "seeds": cfg.seeds,
         "seed": cfg.seed,
         "params": count(cfg.d, cfg.width, 1, cfg.depth),
         "optimizer": cfg.optimizer,
@@ -44,7 +44,7 @@ def fcn_xor_report(cfg: XorFCNConfig, result: XorFCNResult) -> dict[str, Any]:
         "early_stop": cfg.early_stop,
         "test_samples": cfg.test_samples,
         "success_tol": cfg.success_tol,
-        "success_rate": successes / cfg.replicas,
+        "success_rate": successes / cfg.seeds,
         "success_interval": [low, high],
         "support": result.support.tolist(),
         "test_error": value_summary(result.test_error.tolist()),
@@ -62,7 +62,7 @@ def fcn_selection_report(cfg: SelectionFCNConfig, result: SelectionFCNResult) ->
         "q": cfg.q,
         "width": cfg.width,
         "depth": cfg.depth,
-        "seeds": cfg.replicas,
+        "seeds": cfg.seeds,
         "seed": cfg.seed,
         "params": count(cfg.T * cfg.d + cfg.T, cfg.width, cfg.d, cfg.depth),
         "optimizer": cfg.optimizer,
@@ -227,7 +227,7 @@ class FCNResult:
             task=self.task,
             d=c.d,
             width=c.width,
-            seeds=c.replicas,
+            seeds=c.seeds,
             **headline,
             device=r.device,
         )

@@ -93,8 +93,7 @@ class SelectorResult:
         ``cos(W, W*)`` per replica, and per evaluation length ``length_record``."""
         c = self.config
         return {
-            **c.model_dump(exclude={"replicas"}),
-            "seeds": c.replicas,
+            **c.model_dump(),
             "optimizer": "sgd, lr linear decay to 0",
             "eval_size": self.eval_size,
             "train_loss": value_summary(self.raw.train_loss.tolist()),
@@ -185,7 +184,7 @@ class SelectorResult:
             "q": c.q,
             "pe": c.pe,
             "m_p": c.pe_dim,
-            "seeds": c.replicas,
+            "seeds": c.seeds,
             "steps": c.steps,
             "train_loss": float(self.raw.train_loss.mean()),
             "cos_to_ground_truth": float(cos_to_ground_truth(self.raw.W, c.d).mean()),
@@ -206,7 +205,7 @@ class SelectorResult:
         rows = []
         for ev in self.evals:
             uniform = float(uniform_attention_loss(ev.length, c.q, c.d))
-            for e in range(c.replicas):
+            for e in range(c.seeds):
                 rows.append(
                     {
                         "replica": e,
@@ -253,7 +252,7 @@ class SelectorResult:
         right.set_ylabel("loss")
         right.legend(fontsize=7)
         fig.suptitle(
-            f"Selector: d={c.d}, T={c.T}, q={c.q}, {c.pe} PE m_p={c.pe_dim}, {c.replicas} replicas",
+            f"Selector: d={c.d}, T={c.T}, q={c.q}, {c.pe} PE m_p={c.pe_dim}, {c.seeds} replicas",
             fontsize=10,
         )
         fig.tight_layout()
@@ -268,7 +267,7 @@ class SelectorResult:
             q=c.q,
             pe=c.pe,
             m_p=c.pe_dim,
-            seeds=c.replicas,
+            seeds=c.seeds,
             train_loss=float(self.raw.train_loss.mean()),
             lengths=len(self.evals),
         )

@@ -157,7 +157,7 @@ class GaussianMLPConfig(FCNConfig):
 
 def _streams(cfg: GaussianMLPConfig, name: str) -> list[np.random.Generator]:
     """numpy generators ``(seed, e, name)`` per replica (a normal costs a fifth of torch's)."""
-    replicas = range(cfg.first_replica, cfg.first_replica + cfg.replicas)
+    replicas = range(cfg.first_replica, cfg.first_replica + cfg.seeds)
     return [np.random.default_rng(stream_seed(cfg.seed, e, name)) for e in replicas]
 
 
@@ -176,7 +176,7 @@ def _inputs(
 def gaussian_mlp(cfg: GaussianMLPConfig, frame: torch.Tensor | None = None) -> MLP:
     """The nets at init; replica ``e``'s first layer from stream ``(seed, e, "gaussian-layer")``
     (times ``frame``, when given: the same net in the rotated basis)."""
-    net = MLP.init(cfg.replicas, cfg.d, cfg.width, seed=cfg.seed, first_replica=cfg.first_replica)
+    net = MLP.init(cfg.seeds, cfg.d, cfg.width, seed=cfg.seed, first_replica=cfg.first_replica)
     first = _inputs(_streams(cfg, "gaussian-layer"), cfg.d, cfg.width, None) / math.sqrt(cfg.d)
     net.weights[0] = first if frame is None else torch.bmm(frame, first)
     return net
@@ -221,7 +221,7 @@ def heldout_loss(
     """Per replica, the mean squared error on ``cfg.test_samples`` fresh inputs, drawn and
     evaluated ``EVAL_ROWS`` at a time."""
     gens = _streams(cfg, "gaussian-test")
-    total = torch.zeros(cfg.replicas, dtype=torch.float64)
+    total = torch.zeros(cfg.seeds, dtype=torch.float64)
     with torch.no_grad():
         for start in range(0, cfg.test_samples, EVAL_ROWS):
             x = _inputs(gens, min(EVAL_ROWS, cfg.test_samples - start), cfg.d, frame)

@@ -101,7 +101,7 @@ def selection_peak(config: SelectionTrainConfig) -> float:
     step's tokens and encodings with the autograd graph over them (float64)."""
     size = config.d + config.pe_dim
     curve = config.steps  # the loss of every step and replica
-    return 8.0 * config.replicas * (4 * size**2 + 6 * config.batch * config.T * size + curve)
+    return 8.0 * config.seeds * (4 * size**2 + 6 * config.batch * config.T * size + curve)
 
 
 def selection_evaluation_peak(config: SelectionTrainConfig, lengths: list[int], size: int) -> float:
@@ -109,7 +109,7 @@ def selection_evaluation_peak(config: SelectionTrainConfig, lengths: list[int], 
     sequences (``metrics.selection``): every replica's tokens and logits, the encodings,
     and a fixed PE's table."""
     longest = max(lengths)
-    numbers = size * longest * (config.replicas * (config.d + 2) + 2 * config.pe_dim)
+    numbers = size * longest * (config.seeds * (config.d + 2) + 2 * config.pe_dim)
     return 8.0 * (numbers + longest * config.pe_dim)
 
 
@@ -125,5 +125,5 @@ def fcn_peak(config: FCNConfig) -> float:
     activations = config.batch * (inputs + 3 * width * depth)
     evaluation = inputs * config.evaluation_rows
     fixed_set = (config.samples or 0) * (inputs + 1)
-    numbers = config.replicas * (4 * weights + activations + evaluation + fixed_set)
+    numbers = config.seeds * (4 * weights + activations + evaluation + fixed_set)
     return (8.0 if config.dtype == "float64" else 4.0) * numbers

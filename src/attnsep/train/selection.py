@@ -82,7 +82,7 @@ def _step_loss(
 ) -> torch.Tensor:
     """Per-replica loss of step ``step`` on its fresh batch (``E``)."""
     key = ("train", step)
-    data = TokenSelection.of(config).sample(config.seed, config.replicas, config.batch, key)
+    data = TokenSelection.of(config).sample(config.seed, config.seeds, config.batch, key)
     P = pe.draw(key, config.batch, config.T)
     if config.objective == "population":
         return per_sequence_loss(W, P, data.y).mean(dim=-1)
@@ -319,7 +319,7 @@ class _LawSteps:
         self.config = config
         population = config.objective == "population"
         size = config.pe_dim if population else config.d + config.pe_dim
-        self.work = Workspace.of(config.replicas, config.batch, config.q, config.pe_dim, size)
+        self.work = Workspace.of(config.seeds, config.batch, config.q, config.pe_dim, size)
         self.precision = resolve_dtype(config.products)
         # the rows of W a step moves (the mask's), and the rows of g that reach them
         position = config.trainable == "position"
@@ -333,7 +333,7 @@ class _LawSteps:
         config, d, key = self.config, self.config.d, ("train", step)
         draws = law_draws(
             config.seed,
-            range(config.replicas),
+            range(config.seeds),
             key,
             config.batch,
             config.T,
@@ -348,7 +348,7 @@ class _LawSteps:
             )
         else:
             task = TokenSelection.of(config)
-            X = task.tokens(config.seed, config.replicas, config.batch, key, length=config.T)
+            X = task.tokens(config.seed, config.seeds, config.batch, key, length=config.T)
             loss, g, u = sampled_law_terms(
                 W[:, :, d:], X, draws, config.pe_kind, self.work, self.precision
             )
@@ -370,10 +370,10 @@ def train(
     pe = encodings_for(config)
     size = config.d + config.pe_dim
     by_law = config.pe == "stochastic" and config.pe_draws == "law"
-    W = torch.zeros(config.replicas, size, size, dtype=torch.float64, requires_grad=not by_law)
+    W = torch.zeros(config.seeds, size, size, dtype=torch.float64, requires_grad=not by_law)
     mask = trainable_mask(config.d, config.pe_dim, config.trainable)
     law = _LawSteps(config) if by_law else None
-    losses = torch.empty(config.steps, config.replicas, dtype=torch.float64)
+    losses = torch.empty(config.steps, config.seeds, dtype=torch.float64)
     for step in range(config.steps):
         if law is not None:
             loss, g, u = law(W, step)

@@ -65,7 +65,7 @@ def _law_step(
     d, rate = config.d, config.lr * (1.0 - step / config.steps)
     draws = law_draws(
         config.seed,
-        range(config.replicas),
+        range(config.seeds),
         ("train", step),
         config.batch,
         length,
@@ -90,7 +90,7 @@ def train_mixed_lengths(
     one length drawn by :func:`step_length` (module docstring); the result and the lengths."""
     _check(config, shortest)
     pe = encodings_for(config)
-    E, size, d = config.replicas, config.d + config.pe_dim, config.d
+    E, size, d = config.seeds, config.d + config.pe_dim, config.d
     by_law = config.pe == "stochastic" and config.pe_draws == "law"
     W = torch.zeros(E, size, size, dtype=torch.float64, requires_grad=not by_law)
     mask = trainable_mask(d, config.pe_dim, "position")

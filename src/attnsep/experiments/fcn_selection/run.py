@@ -52,7 +52,7 @@ def _fcn_records(config: Config, setting: Setting) -> list[Record]:
             T=T,
             q=q,
             width=w,
-            replicas=config.fcn_replicas,
+            seeds=config.fcn_replicas,
             steps=config.fcn_steps,
             seed=config.seed,
             dtype=config.fcn_dtype,
@@ -100,7 +100,7 @@ def _transformer_record(config: Config, setting: Setting) -> Record:
             steps=config.selector_steps,
             batch=config.batch,
             lr=selector_lr(T, d, m_p),
-            replicas=config.selector_replicas,
+            seeds=config.selector_replicas,
             seed=config.seed,
         )
         W_pp = train(cfg).W[:, d:, d:]
@@ -162,7 +162,7 @@ def peak(c: costs.Config) -> float:
     (``train.memory.selection_peak``, an upper bound: the search stops at the first width
     that passes)."""
     fcn = [
-        fcn_peak(SelectionFCNConfig(d=d, T=T, q=q, width=w, replicas=c["fcn_replicas"], steps=1))
+        fcn_peak(SelectionFCNConfig(d=d, T=T, q=q, width=w, seeds=c["fcn_replicas"], steps=1))
         for T, d, q in c["settings"]
         for w in widths((T, d, q), c["width_fractions"])
         if "fcn" in c["kinds"]
@@ -170,7 +170,7 @@ def peak(c: costs.Config) -> float:
     transformer = [
         selection_peak(SelectionTrainConfig(
             d=d, T=T, q=q, pe_dim=T * d, trainable="position", objective="population",
-            steps=1, batch=c["batch"], replicas=c["selector_replicas"],
+            steps=1, batch=c["batch"], seeds=c["selector_replicas"],
         ))
         for T, d, q in c["settings"]
         if "transformer" in c["kinds"]

@@ -107,14 +107,14 @@ def training_bytes(train: SelectionTrainConfig) -> float:
     rows = train.pe_dim if population else size
     tokens = 0 if population else 3 * train.T * train.d
     sequence = (train.q + 4) * train.pe_dim + 3 * rows + 12 * train.T + tokens
-    return 8.0 * train.replicas * (train.batch * sequence + 3 * size**2 + train.steps)
+    return 8.0 * train.seeds * (train.batch * sequence + 3 * size**2 + train.steps)
 
 
 def evaluation_bytes(train: SelectionTrainConfig, lengths: list[int], size: int) -> float:
     """The evaluation's memory (``train.memory.selection_evaluation_peak``) and, with stochastic
     PE, one more copy of its encodings: ``StochasticPE.draw`` holds the drawn blocks, their
     stack and the normalized copy at once."""
-    extra = size * max(lengths) * train.pe_dim * train.replicas if train.pe == "stochastic" else 0
+    extra = size * max(lengths) * train.pe_dim * train.seeds if train.pe == "stochastic" else 0
     return selection_evaluation_peak(train, lengths, size) + 8.0 * extra
 
 

@@ -91,9 +91,7 @@ def peak(c: costs.Config) -> float:
             peaks.append(one_step_peak(step, keep_embeddings=True))
     peaks += [
         fcn_peak(
-            XorFCNConfig(
-                d=d, width=8, replicas=c["seeds"], steps=c["fcn_steps"], dtype=c["fcn_dtype"]
-            )
+            XorFCNConfig(d=d, width=8, seeds=c["seeds"], steps=c["fcn_steps"], dtype=c["fcn_dtype"])
         )
         for d in c["fcn_d_values"]
     ]

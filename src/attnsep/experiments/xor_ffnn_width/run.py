@@ -32,7 +32,7 @@ def fcn_search(d: int, config: Config) -> dict[str, Any]:
         fcn = XorFCNConfig(
             d=d,
             width=width,
-            replicas=config.seeds,
+            seeds=config.seeds,
             seed=config.seed,
             steps=config.steps,
             dtype=config.dtype,
@@ -96,6 +96,6 @@ def peak(c: costs.Config) -> float:
     """The widest probe's training (``train.memory.fcn_peak`` at ``width_limit``) at the
     largest ``d``."""
     fcn = XorFCNConfig(
-        d=max(c["d_values"]), width=c["width_limit"], replicas=c["seeds"], dtype=c["dtype"]
+        d=max(c["d_values"]), width=c["width_limit"], seeds=c["seeds"], dtype=c["dtype"]
     )
     return fcn_peak(fcn)

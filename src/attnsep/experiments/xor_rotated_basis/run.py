@@ -65,7 +65,7 @@ def run_mlp(config: Config, d: int) -> list[Record]:
         cfg = gx.GaussianMLPConfig(
             d=d,
             width=config.mlp_width,
-            replicas=config.mlp_seeds,
+            seeds=config.mlp_seeds,
             seed=seed,
             steps=config.mlp_steps,
             batch=config.mlp_batch,

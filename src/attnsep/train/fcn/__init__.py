@@ -48,7 +48,7 @@ def train(cfg: XorFCNConfig, progress: Progress | None = None) -> XorFCNResult: 
 @overload
 def train(cfg: SelectionFCNConfig, progress: Progress | None = None) -> SelectionFCNResult: ...
 def train(cfg, progress=None):
-    """Train ``cfg.replicas`` FCNs on ``cfg``'s task and evaluate them; ``progress(step,
+    """Train ``cfg.seeds`` FCNs on ``cfg``'s task and evaluate them; ``progress(step,
     steps)`` after each step, if given."""
     part = PARTS.get(type(cfg))
     if part is None:

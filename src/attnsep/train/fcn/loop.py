@@ -71,7 +71,7 @@ def train(
     move: dict[str, Any] = {"dtype": resolve_dtype(cfg.dtype), "device": resolve_device(cfg.device)}
     task = part(cfg, move)
     model = MLP.init(
-        cfg.replicas,
+        cfg.seeds,
         task.inputs,
         cfg.width,
         task.outputs,
@@ -85,7 +85,7 @@ def train(
 
 def streams(cfg: FCNConfig, name: str) -> list[torch.Generator]:
     """One generator per replica of the run: streams ``(seed, e, name)``."""
-    replicas = range(cfg.first_replica, cfg.first_replica + cfg.replicas)
+    replicas = range(cfg.first_replica, cfg.first_replica + cfg.seeds)
     return [generator(cfg.seed, e, name) for e in replicas]
 
 

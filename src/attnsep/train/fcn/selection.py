@@ -56,7 +56,7 @@ def part(cfg: SelectionFCNConfig, move: dict) -> TaskPart[SelectionFCNResult]:
     task = TokenSelection.of(cfg)
 
     def pairs(batch: int, key: tuple[int | str, ...]) -> tuple[torch.Tensor, torch.Tensor]:
-        data = task.sample(cfg.seed, cfg.replicas, batch, key, first_replica=cfg.first_replica)
+        data = task.sample(cfg.seed, cfg.seeds, batch, key, first_replica=cfg.first_replica)
         return selection_features(data.X, data.y).to(**move), sts(data.X, data.y).to(**move)
 
     if cfg.samples is None:

@@ -160,7 +160,7 @@ def part(cfg: XorFCNConfig, move: dict) -> TaskPart[XorFCNResult]:
     the fixed, validation (``"fcn-val"``) and test (``"fcn-test"``) sets drawn by
     :meth:`SparseParity.draw`."""
     task = SparseParity.of(cfg)
-    support = task.supports(cfg.seed, cfg.replicas, cfg.first_replica)
+    support = task.supports(cfg.seed, cfg.seeds, cfg.first_replica)
     if cfg.samples is None:
         batches = _fresh_batches(task, support, streams(cfg, "fcn-train"), cfg.batch, move)
     else:
