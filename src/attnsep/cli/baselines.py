@@ -10,7 +10,8 @@ import typer
 
 from .. import api
 from ..configs import SelectionFCNConfig, XorFCNConfig
-from .common import FORCE, JSON, QUIET, options_of, output, print_result, steps_bar
+from .common import FORCE, JSON, QUIET, output, print_result, steps_bar
+from .options import options_of
 from .parse import int_list
 
 fcn = typer.Typer(no_args_is_help=True)  # its help: ``cli.COMMANDS``

@@ -1,136 +1,20 @@
-"""What the command modules share: options whose default and help come from the library (a
-config field, a function's argument), the parsing of option text, and output (JSON, text
-tables, progress bars, runtime errors). rich loads only when something is printed."""
+"""What the command modules share: common flags and output (JSON, text tables, progress bars,
+runtime errors). rich loads only when something is printed."""
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import inspect
 import json
-import re
 import sys
-import types
-from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import typer
-
-from ..configs import allowed
-
-if TYPE_CHECKING:
-    from pydantic import BaseModel
-
 
 JSON_TABLE = typer.Option(False, "--json", help="Print one JSON object instead of a table.")
 JSON = typer.Option(False, "--json", help="Print one JSON object.")
 QUIET = typer.Option(False, "--quiet", help="No progress bar.")
 FORCE = typer.Option(False, "--force", help="Run even above the memory or time guard.")
-
-
-def plain(text: str) -> str:
-    """Documentation text as ``--help`` prints it: ``[`f`][attnsep.api.f]`` as ``f``, no double
-    backticks, a literal bracket rather than rich markup."""
-    text = re.sub(r"\[`([^`]+)`\]\[[^\]]+\]", r"\1", text).replace("``", "")
-    return text.replace("[", "\\[")
-
-
-def field_spec(model: type[BaseModel], name: str) -> tuple[Any, str, Any]:
-    """``(default, help, type)`` of ``model``'s field ``name``: its default (else required), its
-    description with a ``Literal``'s choices, the type the command line parses it as."""
-    info = model.model_fields[name]
-    default = ... if info.is_required() else info.get_default(call_default_factory=True)
-    text = info.description or ""
-    if (choices := allowed(info)).startswith("one of "):
-        text = f"{text} Allowed: {choices.removeprefix('one of ')}."
-    return default, text, option_type(info.annotation)
-
-
-def parameter_spec(function: Callable[..., Any], name: str) -> tuple[Any, str, Any]:
-    """``(default, help, type)`` of a library function's parameter ``name``: its default (a tuple
-    as comma-separated text), its description in the docstring's ``Parameters``, its type."""
-    parameter = inspect.signature(function).parameters[name]
-    default = ... if parameter.default is parameter.empty else parameter.default
-    kind: Any
-    if isinstance(default, tuple):
-        default, kind = ",".join(str(value) for value in default), str
-    elif default is None or default is ...:
-        module = vars(sys.modules[function.__module__])
-        annotation = parameter.annotation  # a string under postponed evaluation
-        hint = eval(annotation, module) if isinstance(annotation, str) else annotation
-        listed = any(get_origin(t) in (list, tuple, Sequence) for t in (hint, *get_args(hint)))
-        kind = str | None if listed else option_type(hint)  # a list: comma-separated text
-    else:
-        kind = Path if isinstance(default, PurePath) else type(default)
-    return default, parameter_docs(function)[name], kind
-
-
-def parameter_docs(function: Callable[..., Any]) -> dict[str, str]:
-    """Each parameter's description in a (numpy-style) docstring's ``Parameters`` section."""
-    section = (inspect.getdoc(function) or "").partition("Parameters\n----------\n")[2]
-    found: dict[str, str] = {}
-    name = ""
-    for line in section.partition("\n\n")[0].splitlines():
-        if line.startswith(" "):
-            found[name] = f"{found[name]} {line.strip()}".strip()
-        else:
-            name = line.strip()
-            found[name] = ""
-    return found
-
-
-def option_type(annotation: Any) -> Any:
-    """The type the command line parses a field's value as: a ``Literal``'s choices as text (the
-    config checks them), ``X | Y | None`` as ``X | None``, anything else as written."""
-    if get_origin(annotation) is Literal:
-        return str
-    if get_origin(annotation) in (Union, types.UnionType):
-        inner = [arg for arg in get_args(annotation) if arg is not type(None)][0]  # str | Path
-        return option_type(inner) | None
-    return annotation
-
-
-def options_of(
-    source: type[BaseModel] | Callable[..., Any], names: str, flags: dict[str, str] | None = None
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """A command's options for ``source``'s ``names`` (space-separated): the fields of a config
-    model or the parameters of a library function, each with its default, help and type as the
-    library writes them (once); the flag is ``--name`` unless ``flags`` gives another. The
-    command receives their values as one dict, its first argument (decorators of this kind
-    stack: their values land in the one dict)."""
-    spec = field_spec if isinstance(source, type) else parameter_spec
-    specs = {name: spec(source, name) for name in names.split()}  # type: ignore[arg-type]
-    flags = flags or {}
-
-    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
-        own = list(inspect.signature(command, eval_str=True).parameters.values())
-        made = [
-            inspect.Parameter(
-                name,
-                inspect.Parameter.KEYWORD_ONLY,
-                default=typer.Option(
-                    default, flags.get(name, "--" + name.replace("_", "-")), help=plain(text)
-                ),
-                annotation=kind,
-            )
-            for name, (default, text, kind) in specs.items()
-        ]
-
-        @functools.wraps(command)
-        def run(config: dict[str, Any] | None = None, /, **given: Any) -> Any:
-            picked = {name: given.pop(name) for name in specs}
-            return command({**(config or {}), **picked}, **given)
-
-        own = own if getattr(command, "stacked", False) else own[1:]  # not the dict
-        kept = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own]
-        signature = made + kept
-        run.__signature__ = inspect.Signature(signature)  # type: ignore[attr-defined]
-        run.__annotations__ = {p.name: p.annotation for p in signature}
-        run.stacked = True  # type: ignore[attr-defined]
-        return run
-
-    return decorate
 
 
 def emit_json(obj: dict[str, Any]) -> None:

@@ -14,12 +14,12 @@ from .common import (
     console,
     emit_json,
     fail,
-    options_of,
     output,
     print_result,
     running,
     show,
 )
+from .options import options_of
 from .parse import int_list
 
 EXPERIMENT = typer.Argument(..., help="Experiment (`attnsep list`; its config: `attnsep show`).")

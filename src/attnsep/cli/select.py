@@ -8,7 +8,8 @@ import typer
 
 from .. import api
 from ..configs import SelectionTrainConfig
-from .common import FORCE, JSON, QUIET, options_of, output, steps_bar
+from .common import FORCE, JSON, QUIET, output, steps_bar
+from .options import options_of
 from .parse import parse_lengths
 
 app = typer.Typer(no_args_is_help=True)  # its help: ``cli.COMMANDS``

@@ -14,7 +14,8 @@ from ..configs import (
     V1Config,
     XorTrainConfig,
 )
-from .common import FORCE, JSON_TABLE, QUIET, options_of, output, steps_bar
+from .common import FORCE, JSON_TABLE, QUIET, output, steps_bar
+from .options import options_of
 from .parse import auto_or_positive, int_list, population_or_count
 
 app = typer.Typer(no_args_is_help=True)  # its help: ``cli.COMMANDS``
