@@ -1,0 +1,81 @@
+"""Command options made from the library (cli.options): an API function's parameter gives the
+option its default and its help, written once in the function's signature and docstring."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+import typer
+
+from attnsep import api
+from attnsep.cli import app
+from attnsep.cli.options import parameter_docs, plain
+
+
+def params(*path: str) -> dict[str, typer.core.click.Parameter]:
+    command = typer.main.get_command(app)
+    for name in path:
+        command = command.commands[name]
+    return {p.name: p for p in command.params}
+
+
+@pytest.mark.parametrize(
+    ("path", "flag", "function", "name"),
+    [
+        (("frontier", "xor"), "--d", api.frontier_xor, "d_values"),
+        (("frontier", "xor"), "--seeds", api.frontier_xor, "seeds"),
+        (("frontier", "select"), "--solver", api.frontier_select, "solver"),
+        (("frontier", "select"), "--T", api.frontier_select, "T_values"),
+        (("select", "bound"), "--width", api.selection_bounds, "width"),
+        (("select", "train"), "--eval-size", api.train_selector, "eval_size"),
+        (("xor", "train"), "--figures", api.xor_train, "figures"),
+        (("reproduce",), "--seed", api.reproduce, "seed"),
+        (("reproduce",), "--executor", api.executor, "name"),
+        (("reproduce",), "--calibration", api.reproduce_plan, "calibration"),
+        (("sweep",), "--config", api.sweep, "config_file"),
+        (("runs", "export"), "--format", api.export_runs, "format"),
+        (("report",), "--workers", api.report, "workers"),
+    ],
+)
+def test_an_option_reads_default_and_help_from_the_api(path, flag, function, name) -> None:
+    (option,) = [p for p in params(*path).values() if flag in p.opts]
+    default = inspect.signature(function).parameters[name].default
+    if isinstance(default, tuple):  # a list option is comma-separated text
+        default = ",".join(map(str, default))
+    assert option.default == (None if default is inspect.Parameter.empty else default)
+    doc = parameter_docs(function)[name]
+    assert doc and option.help == plain(doc)
+
+
+def test_parameter_docs_reads_each_description_whole() -> None:
+    def f(a: int, b: str = "x") -> None:
+        """One line.
+
+        Parameters
+        ----------
+        a
+            First line of a,
+            second line of a.
+        b
+            About ``b`` ([`show`][attnsep.api.show]).
+
+        Returns
+        -------
+        None
+        """
+
+    docs = parameter_docs(f)
+    assert docs == {
+        "a": "First line of a, second line of a.",
+        "b": "About ``b`` ([`show`][attnsep.api.show]).",
+    }
+    assert plain(docs["b"]) == "About b (show)."
+
+
+def test_every_api_parameter_an_option_reads_is_documented() -> None:
+    """A parameter with no description would give an option an empty help: each command's
+    generated options all have text."""
+    for path in [("frontier", "xor"), ("frontier", "select"), ("select", "bound"), ("reproduce",)]:
+        for param in params(*path).values():
+            assert param.help, (path, param.name)
