@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -104,6 +105,37 @@ def test_summary_links_one_page_per_claim(report: Path, tmp_path: Path) -> None:
     assert "A \\*demo\\* \\| claim" in summary  # escaped in its cell
     assert "| 0.90 / 0.01 |" in summary and "| – |" in summary
     assert not list(docs.glob(".claims-*")) and not list(pages.glob(".*"))
+
+
+def store_of(path: Path, jobs: list[tuple[float, float, float, str]]) -> Path:
+    """A results database holding ``jobs`` as (started, finished, seconds, status)."""
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE jobs (started REAL, finished REAL, seconds REAL, status TEXT)")
+        db.executemany("INSERT INTO jobs VALUES (?, ?, ?, ?)", jobs)
+    return path
+
+
+def test_the_summary_says_what_a_resumed_run_cost(report: Path, tmp_path: Path) -> None:
+    """CPU: the finished jobs' seconds summed; wall: the union of their intervals, so the
+    pause of a stopped and resumed run is not counted, nor a second job beside the first."""
+    jobs = [(0, 10, 10, "done"), (5, 20, 15, "done"), (2000, 2090, 90, "done")]
+    store = store_of(tmp_path / "run.sqlite", [*jobs, (2100, 5000, 2900, "failed")])
+    docs = tmp_path / "docs"
+    args = ["--page", str(docs / "claims.md"), "--assets", str(docs / "claims")]
+    assert claims_page.main([str(report), *args, "--store", str(store)]) == 0
+    summary = (docs / "claims.md").read_text()
+    assert (
+        "The run: 3 jobs, 1 min 55 s of CPU time (the jobs' own times summed) and 1 min 50 s "
+        "of wall time while at least one job ran, in 2 stretches." in summary
+    )
+    assert claims_page.main([str(report), *args, "--store", str(tmp_path / "none")]) == 2
+    assert (docs / "claims.md").read_text() == summary  # an error leaves the pages alone
+
+
+def test_durations() -> None:
+    assert claims_page.duration(9.54) == "9.5 s"
+    assert claims_page.duration(760) == "12 min 40 s"
+    assert claims_page.duration(3 * 3600 + 5 * 60 + 20) == "3 h 05 min"
 
 
 def test_claim_page(report: Path, tmp_path: Path) -> None:
