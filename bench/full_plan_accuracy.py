@@ -1,0 +1,65 @@
+"""The full preset's plan against its run so far: per experiment, the finished jobs' measured
+seconds over the seconds the plan gives the same jobs (goal 0.67-1.5, issue target 8c), and the
+run's wall time (the union of its jobs' intervals) beside the plan's wall time for the jobs it
+has finished.
+
+    python bench/full_plan_accuracy.py results/full.sqlite
+
+The plan is made as ``attnsep reproduce --full --plan`` makes it on an empty store (published
+timings and the experiments' cost models, no calibration), so it is the estimate a user sees
+before starting; the store is only read.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from attnsep.engine.plan import list_schedule, make_plan
+from attnsep.engine.store import Store
+from attnsep.report.reproduction import planned
+
+GOAL = (0.67, 1.5)
+
+
+def union_wall(rows: list[dict]) -> float:
+    """Seconds during which at least one of ``rows`` (``started``, ``finished``) ran."""
+    wall, end = 0.0, -float("inf")
+    for r in sorted(rows, key=lambda r: r["started"]):
+        wall += max(0.0, r["finished"] - max(r["started"], end))
+        end = max(end, r["finished"])
+    return wall
+
+
+def main(path: str) -> None:
+    _, groups, engine = planned("full", None, None, "process", [])
+    plan = make_plan(groups, None, "process", engine.workers, budget=0)
+    planned_seconds = {c.job.key: c.seconds for c in plan.to_run}
+    db = Store(Path(path))
+    try:
+        rows = [r for r in db.rows(keys=list(planned_seconds)) if r["status"] == "done"]
+    finally:
+        db.close()
+    by_experiment: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for r in rows:
+        by_experiment[r["experiment"]].append((r["seconds"], planned_seconds[r["config_hash"]]))
+    print(f"{len(rows)} of {len(planned_seconds)} full jobs finished in {path}")
+    print(f"{'experiment':<22} {'jobs':>4} {'measured s':>11} {'planned s':>10} {'ratio':>6}")
+    for name, pairs in sorted(by_experiment.items()):
+        measured, estimate = sum(m for m, _ in pairs), sum(p or 0.0 for _, p in pairs)
+        ratio = measured / estimate if estimate else float("nan")
+        flag = "" if GOAL[0] <= ratio <= GOAL[1] else "  outside 0.67-1.5"
+        print(f"{name:<22} {len(pairs):>4} {measured:>11.0f} {estimate:>10.0f} {ratio:>6.2f}{flag}")
+    done_plan = sorted((planned_seconds[r["config_hash"]] or 0.0 for r in rows), reverse=True)
+    wall = union_wall(rows)
+    scheduled = list_schedule(done_plan, engine.workers)
+    print(
+        f"wall: {wall:.0f} s measured (union of the jobs' intervals), {scheduled:.0f} s planned "
+        f"for these jobs on {engine.workers} workers: ratio {wall / scheduled:.2f}; whole plan "
+        f"{plan.wall:.0f} s wall, {plan.cpu:.0f} s CPU"
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "results/full.sqlite")
