@@ -1,5 +1,5 @@
-"""Command options made from the library (cli.options): an API function's parameter gives the
-option its default and its help, written once in the function's signature and docstring."""
+"""Command options made from the library (cli.options): a config's field or an API function's
+parameter gives the option its default and its help, written once in the library."""
 
 from __future__ import annotations
 
@@ -11,6 +11,14 @@ import typer
 from attnsep import api
 from attnsep.cli import app
 from attnsep.cli.options import parameter_docs, plain
+from attnsep.configs import (
+    OneStepConfig,
+    SelectionFCNConfig,
+    SelectionTrainConfig,
+    V1Config,
+    XorFCNConfig,
+    XorTrainConfig,
+)
 
 
 def params(*path: str) -> dict[str, typer.core.click.Parameter]:
@@ -79,3 +87,31 @@ def test_every_api_parameter_an_option_reads_is_documented() -> None:
     for path in [("frontier", "xor"), ("frontier", "select"), ("select", "bound"), ("reproduce",)]:
         for param in params(*path).values():
             assert param.help, (path, param.name)
+
+
+@pytest.mark.parametrize(
+    ("path", "param", "model", "field"),
+    [
+        (("xor", "one-step"), "eta_scale", OneStepConfig, "eta_scale"),
+        (("xor", "one-step"), "success_tol", OneStepConfig, "success_tol"),
+        (("xor", "one-step"), "m", OneStepConfig, "m"),
+        (("xor", "train"), "eta_scale", XorTrainConfig, "eta_scale"),
+        (("xor", "train"), "steps", XorTrainConfig, "steps"),
+        (("xor", "train-v1"), "lr", V1Config, "lr"),
+        (("select", "train"), "lr", SelectionTrainConfig, "lr"),
+        (("select", "train"), "seeds", SelectionTrainConfig, "seeds"),
+        (("fcn", "select"), "lr", SelectionFCNConfig, "lr"),
+        (("fcn", "xor"), "steps", XorFCNConfig, "steps"),
+    ],
+)
+def test_cli_options_read_default_and_help_from_the_config(path, param, model, field) -> None:
+    option = params(*path)[param]
+    info = model.model_fields[field]
+    assert option.default == info.default
+    assert info.description and option.help.startswith(info.description)
+
+
+def test_a_literal_field_lists_its_choices_in_the_help() -> None:
+    assert params("xor", "one-step")["init"].help.endswith(
+        "Allowed: antisymmetric, independent, orthogonal."
+    )

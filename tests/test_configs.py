@@ -8,15 +8,11 @@ import subprocess
 import sys
 
 import pytest
-import typer
 
 from attnsep import attention, configs
-from attnsep.cli import app
 from attnsep.configs import (
     PE_KINDS,
     OneStepConfig,
-    SelectionFCNConfig,
-    SelectionTrainConfig,
     V1Config,
     XorFCNConfig,
     XorTrainConfig,
@@ -62,41 +58,6 @@ def test_experiment_configs_take_the_library_defaults() -> None:
     assert one.m_values == [default(OneStepConfig, "m")]
     assert xor_heads.config.Config().m == default(OneStepConfig, "m")
     assert xor_kparity.config.Config().success_tol == default(XorTrainConfig, "success_tol")
-
-
-def _params(*path: str) -> dict[str, typer.core.click.Parameter]:
-    command = typer.main.get_command(app)
-    for name in path:
-        command = command.commands[name]
-    return {p.name: p for p in command.params}
-
-
-@pytest.mark.parametrize(
-    ("path", "param", "model", "field"),
-    [
-        (("xor", "one-step"), "eta_scale", OneStepConfig, "eta_scale"),
-        (("xor", "one-step"), "success_tol", OneStepConfig, "success_tol"),
-        (("xor", "one-step"), "m", OneStepConfig, "m"),
-        (("xor", "train"), "eta_scale", XorTrainConfig, "eta_scale"),
-        (("xor", "train"), "steps", XorTrainConfig, "steps"),
-        (("xor", "train-v1"), "lr", V1Config, "lr"),
-        (("select", "train"), "lr", SelectionTrainConfig, "lr"),
-        (("select", "train"), "seeds", SelectionTrainConfig, "seeds"),
-        (("fcn", "select"), "lr", SelectionFCNConfig, "lr"),
-        (("fcn", "xor"), "steps", XorFCNConfig, "steps"),
-    ],
-)
-def test_cli_options_read_default_and_help_from_the_config(path, param, model, field) -> None:
-    option = _params(*path)[param]
-    info = model.model_fields[field]
-    assert option.default == info.default
-    assert info.description and option.help.startswith(info.description)
-
-
-def test_a_literal_field_lists_its_choices_in_the_help() -> None:
-    assert _params("xor", "one-step")["init"].help.endswith(
-        "Allowed: antisymmetric, independent, orthogonal."
-    )
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ Frozen pydantic models with their limits as field constraints; they import neith
 the modules that do, so the command line builds and checks a config before loading torch. The
 training modules re-export them under their old homes (``one_step.OneStepConfig``, ...),
 experiment configs take their defaults from them (:func:`inherit`, :func:`default`) and CLI
-options their default and help (``cli.common.option``). Pure data: how much memory a run of
+options their default and help (``cli.options``). Pure data: how much memory a run of
 one holds is ``train.memory``'s.
 
 A bad value raises a one-line ``ValueError`` naming it and what is allowed (``d must be an
@@ -16,11 +16,8 @@ One module per idea, every name imported from here: ``base`` (the base classes, 
 ``fcn`` (the FCN baselines), ``runs`` (presets, calibration, preregistration and replication).
 """
 
-from ..core.io import REPORT_FOLDER as REPORT_FOLDER  # re-exported: the defaults, once
-from ..core.io import STORE_PATH as STORE_PATH
 from ..core.validate import allowed as allowed  # re-exported for the CLI (its help lists choices)
 from ..core.validate import require as require  # re-exported for the CLI's own checks
-from ..core.validate import seconds as seconds
 from .base import ATTENTION_MAPS as ATTENTION_MAPS
 from .base import EVAL_SIZE as EVAL_SIZE
 from .base import INITS as INITS
