@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 # The CPU build of torch lies on this machine's disk; pinning it avoids a multi-GB CUDA download.
 TORCH  ?= torch==2.13.0
 
-.PHONY: install reproduce test test-fast bench bench-standard docs docs-serve lint clean
+.PHONY: install reproduce reproduce-full test test-fast bench bench-standard docs docs-serve lint clean
 
 install: $(STAMP)
 
@@ -18,6 +18,13 @@ $(STAMP): pyproject.toml
 
 reproduce: install
 	$(VENV)/bin/attnsep reproduce --quick --out results/report --store results/attnsep.sqlite
+
+# Paper scale: every claim at the full preset into its own store (stop it and run it again to
+# resume), then the pages docs/claims-full.md with the run's CPU and wall time.
+reproduce-full: install
+	$(VENV)/bin/attnsep reproduce --full --out results/report-full --store results/full.sqlite
+	$(PY) docs/build_claims_page.py results/report-full --store results/full.sqlite \
+		--page docs/claims-full.md --assets docs/claims-full
 
 test: install
 	$(PY) -m pytest
