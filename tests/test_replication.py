@@ -125,7 +125,7 @@ def test_judged_entries_are_reused_only_under_their_key(tmp_path):
     ("args", "message"),
     [
         (["--replicate", "1"], "replicate must be a whole number from 2 to 100, got 1"),
-        (["--seeds", "4,x"], "--seeds must be comma-separated integers >= 0, got '4,x'"),
+        (["--seeds", "4,x"], "--seeds must be comma-separated integers, got '4,x'"),
         (["--seeds", "4,5", "--replicate", "2"], "give seeds or replicate, not both"),
         (["--seeds", "4,5", "--seed", "3"], "give seed or seeds, not both"),
     ],

@@ -122,7 +122,7 @@ def test_train_table_and_exact_column_with_position_training() -> None:
         (["--d", "0"], "d must be an integer >= 1"),
         (["--pe", "learned"], "pe must be one of stochastic, fixed"),
         (["--eval-lengths", "6,x"], "--eval-lengths must be comma-separated integers"),
-        (["--eval-lengths", "1,6"], "--eval-lengths must be integers >= q=2"),
+        (["--eval-lengths", "1,6"], "eval length must be an integer >= 2, got 1"),
         (["--lr", "nan"], "lr must be a finite number > 0"),
         (["--lr", "-1"], "lr must be a finite number > 0"),
         (["--trainable", "content"], "trainable must be one of full, position"),

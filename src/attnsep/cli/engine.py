@@ -69,7 +69,7 @@ def reproduce(
     names = None if only is None else [n.strip() for n in only.split(",") if n.strip()]
     require(names is None or bool(names), f"--only needs experiment names, got {only!r}")
     given.update(preset=preset, names=names)
-    given["seeds"] = None if given["seeds"] is None else int_list("--seeds", given["seeds"], 0)
+    given["seeds"] = None if given["seeds"] is None else int_list("--seeds", given["seeds"])
     title = f"{'plan: ' if plan else ''}reproduce --{preset}"
     if (done := plan_or_run("reproduce", title, given, plan, quiet, as_json)) is None:
         return

@@ -10,7 +10,7 @@ from .. import api
 from ..configs import SelectionTrainConfig
 from .common import FORCE, JSON, QUIET, output, steps_bar
 from .options import options_of
-from .parse import parse_lengths
+from .parse import int_list
 
 app = typer.Typer(no_args_is_help=True)  # its help: ``cli.COMMANDS``
 
@@ -31,8 +31,8 @@ def train(
     encodings that training never saw, which is why fixed PE fails out of distribution.
     """
     T, q = config["T"], config["q"]
-    SelectionTrainConfig(**{k: v for k, v in config.items() if k not in ("eval_size", "save")})
-    config["eval_lengths"] = parse_lengths("--eval-lengths", eval_lengths, T, q)
+    given = None if eval_lengths is None else int_list("--eval-lengths", eval_lengths)
+    config["eval_lengths"] = [T, 2 * T, 4 * T, 8 * T] if given is None else given
     with steps_bar(f"select train (T={T}, q={q})", quiet) as bar:
         run = api.train_selector(**config, progress=bar, force=force)
     output("select train", run.report(), as_json)

@@ -43,7 +43,7 @@ def one_step(
     config.update(
         eta=auto_or_positive("--eta", eta), samples=population_or_count("--samples", samples)
     )
-    config["support"] = None if support is None else tuple(int_list("--support", support, None))
+    config["support"] = None if support is None else tuple(int_list("--support", support))
     output("xor one-step", api.xor_one_step(**config, force=force).report(), as_json)
 
 
