@@ -49,11 +49,12 @@ def params(*path: str) -> dict[str, typer.core.click.Parameter]:
 def test_an_option_reads_default_and_help_from_the_api(path, flag, function, name) -> None:
     (option,) = [p for p in params(*path).values() if flag in p.opts]
     default = inspect.signature(function).parameters[name].default
-    if isinstance(default, tuple):  # a list option is comma-separated text
+    listed = isinstance(default, tuple)  # a list option is comma-separated text
+    if listed:
         default = ",".join(map(str, default))
     assert option.default == (None if default is inspect.Parameter.empty else default)
     doc = parameter_docs(function)[name]
-    assert doc and option.help == plain(doc)
+    assert doc and option.help == plain(doc) + (" Comma-separated." if listed else "")
 
 
 def test_parameter_docs_reads_each_description_whole() -> None:
@@ -87,6 +88,8 @@ def test_every_api_parameter_an_option_reads_is_documented() -> None:
     for path in [("frontier", "xor"), ("frontier", "select"), ("select", "bound"), ("reproduce",)]:
         for param in params(*path).values():
             assert param.help, (path, param.name)
+    # a list parameter without a default (Sequence[int] | None) is comma-separated text too
+    assert params("reproduce")["seeds"].help.endswith("Comma-separated.")
 
 
 @pytest.mark.parametrize(

@@ -43,18 +43,20 @@ def parameter_spec(function: Callable[..., Any], name: str) -> tuple[Any, str, A
     as comma-separated text), its description in the docstring's ``Parameters``, its type."""
     parameter = inspect.signature(function).parameters[name]
     default = ... if parameter.default is parameter.empty else parameter.default
+    text = parameter_docs(function)[name]
     kind: Any
-    if isinstance(default, tuple):
-        default, kind = ",".join(str(value) for value in default), str
+    if isinstance(default, tuple):  # a list: comma-separated text
+        default, kind, text = ",".join(str(v) for v in default), str, f"{text} Comma-separated."
     elif default is None or default is ...:
         module = vars(sys.modules[function.__module__])
         annotation = parameter.annotation  # a string under postponed evaluation
         hint = eval(annotation, module) if isinstance(annotation, str) else annotation
         listed = any(get_origin(t) in (list, tuple, Sequence) for t in (hint, *get_args(hint)))
-        kind = str | None if listed else option_type(hint)  # a list: comma-separated text
+        kind = str | None if listed else option_type(hint)
+        text = f"{text} Comma-separated." if listed else text
     else:
         kind = Path if isinstance(default, PurePath) else type(default)
-    return default, parameter_docs(function)[name], kind
+    return default, text, kind
 
 
 def parameter_docs(function: Callable[..., Any]) -> dict[str, str]:
