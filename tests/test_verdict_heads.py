@@ -32,10 +32,11 @@ from attnsep.experiments.xor_heads.verdict import (
     verdict,
 )
 from attnsep.metrics import calibration, stats
-from attnsep.metrics.alignment import own_bits, score_change, signed_ratio
+from attnsep.metrics.alignment import own_bits, signed_ratio
 from attnsep.models.query_heads import QueryHeads
 from attnsep.tasks.parity import SparseParity
 from attnsep.train.one_step import OneStepConfig, run_one_step
+from attnsep.train.parity import score_change
 
 CONFIG = Config()
 DS = [256, 1024, 4096]

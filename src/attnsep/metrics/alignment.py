@@ -4,7 +4,8 @@ The step ``theta_h' = theta_h - eta g_h`` moves head ``h``'s scores by
 ``Delta s_h = V (theta_h' - theta_h) = -eta V g_h`` (``E x H x d``). The paper's mechanism is that
 this change is far larger at the support positions ``i*, j*`` than at any ambient one (SPEC Part
 E, A7.4): per head, the *signed* change at its own support bit (``own_bits``) over the largest
-absolute change at a position outside the support (``signed_ratio``).
+absolute change at a position outside the support (``signed_ratio``); the change itself is
+``train.parity.score_change``.
 """
 
 from __future__ import annotations
@@ -13,20 +14,7 @@ import itertools
 
 import torch
 
-from ..models.query_heads import QueryHeads
-from ..tasks.parity import SparseParity
-from ..train.parity import population_weights_gradient, query_gradient
 from .parity import support_mass
-
-
-def score_change(
-    model: QueryHeads, theta: torch.Tensor, task: SparseParity, support: torch.Tensor
-) -> torch.Tensor:
-    """``V g_h`` for the exact population gradient ``g_h = dL/dtheta_h`` at ``theta`` (SPEC A4):
-    ``E x H x d``, the scores' change per unit step (with the opposite sign)."""
-    weights_grad = population_weights_gradient(model, task, support)
-    _, grad = query_gradient(model, model.scores(theta), weights_grad)
-    return model.scores(grad)
 
 
 def own_bits(scores: torch.Tensor, support: torch.Tensor) -> torch.Tensor:

@@ -57,6 +57,16 @@ def population_weights_gradient(
     )
 
 
+def score_change(
+    model: QueryHeads, theta: torch.Tensor, task: SparseParity, support: torch.Tensor
+) -> torch.Tensor:
+    """``V g_h`` for the exact population gradient ``g_h = dL/dtheta_h`` at ``theta`` (SPEC A4):
+    ``E x H x d``, the scores' change per unit step (with the opposite sign)."""
+    weights_grad = population_weights_gradient(model, task, support)
+    _, grad = query_gradient(model, model.scores(theta), weights_grad)
+    return model.scores(grad)
+
+
 def autograd_weights_gradient(loss_of: Callable[[torch.Tensor], torch.Tensor]) -> WeightsGradient:
     """``gamma -> (loss, d loss / d gamma)`` per replica, by autograd on ``loss_of``."""
 
