@@ -181,3 +181,25 @@ def test_the_door_check_sees_a_lazy_import(tmp_path: Path) -> None:
     )
     found = outside_the_cli("attnsep.cli.fake", source, modules())
     assert found == {"attnsep.engine.store"}
+
+
+def top_package(module: str) -> str:
+    """``attnsep.train.fcn.loop`` -> ``train``; ``attnsep.attention`` -> ``attention``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_the_science_imports_downwards() -> None:
+    """DESIGN (layering): the science (train, and below it metrics, exact, models, tasks and the
+    maps and encodings) never imports the engine, the report, the experiments, the results, the
+    API or the command line; and what lies below train never imports train."""
+    above = {"engine", "report", "experiments", "results", "api", "cli"}
+    below_train = {"metrics", "exact", "models", "tasks", "attention", "positional_encodings"}
+    below_train |= {"embeddings"}
+    for module, targets in graph().items():
+        layer = top_package(module)
+        found = {top_package(t) for t in targets}
+        if layer in below_train | {"train"}:
+            assert not found & above, f"{module} imports {sorted(found & above)}"
+        if layer in below_train:
+            assert "train" not in found, f"{module} imports train"
