@@ -487,3 +487,22 @@ def test_reproduce_plan_prints_one_json_object(tmp_path):
     assert plan["wall_seconds"] > 0 and plan["cpu_seconds"] > 0
     assert plan["startup_seconds"] is not None  # a worker's published start-up
     assert not (tmp_path / "none.sqlite").exists()
+
+
+def test_pricing_every_preset_loads_no_torch() -> None:
+    """The plan prices jobs from their work counts, which need no numerics: planning the three
+    presets leaves torch unloaded (its import cost 1.3 s before the first job could start)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from attnsep.engine.plan import make_plan\n"
+        "from attnsep.report.reproduction import planned\n"
+        "for preset in ('quick', 'standard', 'full'):\n"
+        "    _, groups, _ = planned(preset, None, None, 'inline', [])\n"
+        "    assert make_plan(groups, None, 'inline', 1, budget=0).cpu > 0\n"
+        "print('torch' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False"]

@@ -21,12 +21,10 @@ from ..configs import PE_KINDS
 from ..core.rng import stream_seed
 from ..core.validate import int_at_least, one_of, require
 from . import products
+from .law_sizes import GOLDEN_ROUNDS as GOLDEN_ROUNDS
+from .law_sizes import GRID_POINTS as GRID_POINTS
 
 ALPHA_MAX = 1e3
-GRID_POINTS = 32
-"""The search over ``alpha``: a grid of this many points in ``ln(1 + alpha)`` ..."""
-GOLDEN_ROUNDS = 30
-"""... then this many golden-section rounds, one new evaluation each."""
 
 
 def family_products(

@@ -1,5 +1,11 @@
-"""The sizes of ``exact.family_law`` (SPEC B5.2), in a module without numpy or torch, so that
-a job's memory is priced (``Experiment.peak``) without loading them."""
+"""The sizes of ``exact.family``'s search and of ``exact.family_law`` (SPEC B5.2), in a module
+without numpy or torch, so that a job's memory and work are priced (``Experiment.peak``,
+``Experiment.work``: the plan) without loading them."""
+
+GRID_POINTS = 32
+"""The search over ``alpha``: a grid of this many points in ``ln(1 + alpha)`` ..."""
+GOLDEN_ROUNDS = 30
+"""... then this many golden-section rounds, one new evaluation each."""
 
 TOP = 32
 """Expected number of off-subset products drawn exactly per sequence (the upper tail)."""

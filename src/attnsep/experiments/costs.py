@@ -91,7 +91,7 @@ def explicit_eval(size: int, lengths: list[int], m: float) -> float:
 def family_best(samples: int, m: float, searched: list[int], evaluated: list[int]) -> float:
     """The ``W = αI`` family's best loss (``exact.family``, by the products' law) searched at each
     length of ``searched`` and evaluated once at each of ``evaluated``."""
-    from ..exact.family import GOLDEN_ROUNDS, GRID_POINTS
+    from ..exact.law_sizes import GOLDEN_ROUNDS, GRID_POINTS
 
     rounds = [(L, GRID_POINTS + GOLDEN_ROUNDS) for L in searched] + [(L, 1) for L in evaluated]
     return samples * sum(FAMILY_WIDTH * m + FAMILY_TOKEN * n * L for L, n in rounds)
@@ -99,7 +99,7 @@ def family_best(samples: int, m: float, searched: list[int], evaluated: list[int
 
 def family_search(samples: int, lengths: list[int], m_p: float) -> float:
     """One search of the ``W = alpha I`` family's best loss over ``lengths``."""
-    from ..exact.family import GOLDEN_ROUNDS, GRID_POINTS
+    from ..exact.law_sizes import GOLDEN_ROUNDS, GRID_POINTS
 
     return (GRID_POINTS + GOLDEN_ROUNDS) * samples * sum(lengths) * m_p**2
 

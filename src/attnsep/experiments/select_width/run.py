@@ -39,8 +39,7 @@ def width_search_work(c: costs.Config, d_values: list[int]) -> costs.Parts:
     evaluator's probe costs its table of ``2^16`` points and, per sequence, about ``TOP``
     off-subset draws and the ``q^2`` of the subset, whatever ``T``; its bisection takes about
     ``2 log2 m*`` probes: a part of its own (``law``), timed apart from the drawn solvers."""
-    from ...exact.family import GOLDEN_ROUNDS, GRID_POINTS
-    from ...exact.family_law import TABLE, TOP
+    from ...exact.law_sizes import GOLDEN_ROUNDS, GRID_POINTS, TABLE, TOP
 
     solver = c.get("solver", "population")
     part = "law" if solver == "law" else ""
