@@ -80,6 +80,7 @@ def test_parameter_docs_reads_each_description_whole() -> None:
         "b": "About ``b`` ([`show`][attnsep.api.show]).",
     }
     assert plain(docs["b"]) == "About b (show)."
+    assert plain("Workers (``None``: the CPUs).") == "Workers (not given: the CPUs)."
 
 
 def test_every_api_parameter_an_option_reads_is_documented() -> None:

@@ -21,10 +21,11 @@ if TYPE_CHECKING:
 
 
 def plain(text: str) -> str:
-    """Documentation text as ``--help`` prints it: ``[`f`][attnsep.api.f]`` as ``f``, no double
-    backticks, a literal bracket rather than rich markup."""
-    text = re.sub(r"\[`([^`]+)`\]\[[^\]]+\]", r"\1", text).replace("``", "")
-    return text.replace("[", "\\[")
+    """Documentation text as ``--help`` prints it: ``[`f`][attnsep.api.f]`` as ``f``, an
+    argument's ``None`` as the option not given, no double backticks, a literal bracket rather
+    than rich markup."""
+    text = re.sub(r"\[`([^`]+)`\]\[[^\]]+\]", r"\1", text).replace("``None``:", "not given:")
+    return text.replace("``", "").replace("[", "\\[")
 
 
 def field_spec(model: type[BaseModel], name: str) -> tuple[Any, str, Any]:
