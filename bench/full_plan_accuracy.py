@@ -17,19 +17,11 @@ from collections import defaultdict
 from pathlib import Path
 
 from attnsep.engine.plan import list_schedule, make_plan
+from attnsep.engine.runs import busy_wall
 from attnsep.engine.store import Store
 from attnsep.report.reproduction import planned
 
 GOAL = (0.67, 1.5)
-
-
-def union_wall(rows: list[dict]) -> float:
-    """Seconds during which at least one of ``rows`` (``started``, ``finished``) ran."""
-    wall, end = 0.0, -float("inf")
-    for r in sorted(rows, key=lambda r: r["started"]):
-        wall += max(0.0, r["finished"] - max(r["started"], end))
-        end = max(end, r["finished"])
-    return wall
 
 
 def main(path: str) -> None:
@@ -52,7 +44,7 @@ def main(path: str) -> None:
         flag = "" if GOAL[0] <= ratio <= GOAL[1] else "  outside 0.67-1.5"
         print(f"{name:<22} {len(pairs):>4} {measured:>11.0f} {estimate:>10.0f} {ratio:>6.2f}{flag}")
     done_plan = sorted((planned_seconds[r["config_hash"]] or 0.0 for r in rows), reverse=True)
-    wall = union_wall(rows)
+    wall, _ = busy_wall([(r["started"], r["finished"]) for r in rows])
     scheduled = list_schedule(done_plan, engine.workers)
     print(
         f"wall: {wall:.0f} s measured (union of the jobs' intervals), {scheduled:.0f} s planned "

@@ -32,6 +32,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from attnsep.engine.runs import busy_wall
 from attnsep.report.html import KIND_TEXT, agreement_text, seed_verdicts, source_text
 
 DOCS = Path(__file__).resolve().parent
@@ -268,12 +269,7 @@ def run_cost(store: Path, gap: float = 600.0) -> str:
         ).fetchall()
     if not jobs:
         raise ValueError(f"store {str(store)!r} holds no finished job")
-    wall, stretches, end = 0.0, 0, -float("inf")
-    for started, finished, _ in jobs:
-        if started > end + gap:
-            stretches += 1
-        wall += max(0.0, finished - max(started, end))
-        end = max(end, finished)
+    wall, stretches = busy_wall([(started, finished) for started, finished, _ in jobs], gap)
     cpu = sum(seconds for *_, seconds in jobs)
     where = "in one stretch" if stretches == 1 else f"in {stretches} stretches"
     return (

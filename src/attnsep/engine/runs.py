@@ -121,3 +121,16 @@ def export_runs(
         make_folder(target.parent, default=True)
     export(frame, target, format)
     return target, len(frame)
+
+
+def busy_wall(intervals: list[tuple[float, float]], gap: float = 600.0) -> tuple[float, int]:
+    """Seconds during which at least one of the ``(started, finished)`` intervals ran, and in
+    how many stretches (a pause of more than ``gap`` seconds starts another): the wall time of
+    a run of stored jobs that may have been stopped and resumed."""
+    wall, stretches, end = 0.0, 0, -float("inf")
+    for started, finished in sorted(intervals):
+        if started > end + gap:
+            stretches += 1
+        wall += max(0.0, finished - max(started, end))
+        end = max(end, finished)
+    return wall, stretches
