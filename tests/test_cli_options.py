@@ -119,3 +119,24 @@ def test_a_literal_field_lists_its_choices_in_the_help() -> None:
     assert params("xor", "one-step")["init"].help.endswith(
         "Allowed: antisymmetric, independent, orthogonal."
     )
+
+
+def test_a_list_option_reaches_the_command_as_a_list() -> None:
+    """A comma-separated option is parsed where it is made, once: the command receives the list
+    (its default too), and bad text is one error line naming the flag."""
+    from attnsep.cli.options import options_of
+
+    seen: dict[str, object] = {}
+
+    @options_of(api.frontier_select, "T_values q_values", flags={"T_values": "--T"})
+    def command(given: dict[str, object]) -> None:
+        seen.update(given)
+
+    command(T_values="8, 16", q_values="2")
+    assert seen == {"T_values": [8, 16], "q_values": [2]}
+    with pytest.raises(ValueError, match=r"^--T must be comma-separated integers, got '8,x'$"):
+        command(T_values="8,x", q_values="2")
+    defaults = inspect.signature(command).parameters
+    assert defaults["q_values"].default.default == ",".join(
+        map(str, inspect.signature(api.frontier_select).parameters["q_values"].default)
+    )

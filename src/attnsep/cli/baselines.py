@@ -12,7 +12,6 @@ from .. import api
 from ..configs import SelectionFCNConfig, XorFCNConfig
 from .common import FORCE, JSON, QUIET, output, print_result, steps_bar
 from .options import options_of
-from .parse import int_list
 
 fcn = typer.Typer(no_args_is_help=True)  # its help: ``cli.COMMANDS``
 frontier = typer.Typer(no_args_is_help=True)
@@ -52,7 +51,6 @@ def frontier_xor(given: dict[str, Any], as_json: bool = JSON) -> None:
     Success: test sign error <= 1% on fresh samples, in >= 90% of the replicas. The jobs are
     the separation-xor experiment's: stored in --store, and never computed twice.
     """
-    given["d_values"] = int_list("--d", given["d_values"])
     print_result(api.frontier_xor(**given), as_json)
 
 
@@ -72,6 +70,4 @@ def frontier_select(given: dict[str, Any], as_json: bool = JSON) -> None:
     FCN: the least first-layer width any net on (vec X, 1_y) needs for that loss (SPEC B4).
     The jobs are the separation-select experiment's: stored in --store, never computed twice.
     """
-    given["T_values"] = int_list("--T", given["T_values"])
-    given["q_values"] = int_list("--q", given["q_values"])
     print_result(api.frontier_select(**given), as_json)

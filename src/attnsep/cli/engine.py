@@ -20,7 +20,6 @@ from .common import (
     show,
 )
 from .options import options_of
-from .parse import int_list
 
 EXPERIMENT = typer.Argument(..., help="Experiment (`attnsep list`; its config: `attnsep show`).")
 PLAN_HELP = "Print the jobs, how many are stored, estimated CPU and wall time; store nothing."
@@ -69,7 +68,6 @@ def reproduce(
     names = None if only is None else [n.strip() for n in only.split(",") if n.strip()]
     require(names is None or bool(names), f"--only needs experiment names, got {only!r}")
     given.update(preset=preset, names=names)
-    given["seeds"] = None if given["seeds"] is None else int_list("--seeds", given["seeds"])
     title = f"{'plan: ' if plan else ''}reproduce --{preset}"
     if (done := plan_or_run("reproduce", title, given, plan, quiet, as_json)) is None:
         return

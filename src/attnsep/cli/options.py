@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
 import typer
 
 from ..configs import allowed
+from .parse import int_list
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -28,25 +29,32 @@ def plain(text: str) -> str:
     return text.replace("``", "").replace("[", "\\[")
 
 
-def field_spec(model: type[BaseModel], name: str) -> tuple[Any, str, Any]:
-    """``(default, help, type)`` of ``model``'s field ``name``: its default (else required), its
-    description with a ``Literal``'s choices, the type the command line parses it as."""
+Spec = tuple[Any, str, Any, Callable[[str, str], list[int]] | None]
+"""An option's ``(default, help, type, parse)``: ``parse(flag, text)`` turns its text into the
+value the library takes (``None``: the text, or the type's value, as it is)."""
+
+
+def field_spec(model: type[BaseModel], name: str) -> Spec:
+    """``model``'s field ``name``: its default (else required), its description with a
+    ``Literal``'s choices, the type the command line parses it as."""
     info = model.model_fields[name]
     default = ... if info.is_required() else info.get_default(call_default_factory=True)
     text = info.description or ""
     if (choices := allowed(info)).startswith("one of "):
         text = f"{text} Allowed: {choices.removeprefix('one of ')}."
-    return default, text, option_type(info.annotation)
+    return default, text, option_type(info.annotation), None
 
 
-def parameter_spec(function: Callable[..., Any], name: str) -> tuple[Any, str, Any]:
-    """``(default, help, type)`` of a library function's parameter ``name``: its default (a tuple
-    as comma-separated text), its description in the docstring's ``Parameters``, its type."""
+def parameter_spec(function: Callable[..., Any], name: str) -> Spec:
+    """A library function's parameter ``name``: its default, its description in the docstring's
+    ``Parameters``, its type; a list of integers is comma-separated text (its default too), the
+    command receiving the list (``parse.int_list``)."""
     parameter = inspect.signature(function).parameters[name]
     default = ... if parameter.default is parameter.empty else parameter.default
     text = parameter_docs(function)[name]
     kind: Any
-    if isinstance(default, tuple):  # a list: comma-separated text
+    listed = isinstance(default, tuple)
+    if listed:  # a list: comma-separated text
         default, kind, text = ",".join(str(v) for v in default), str, f"{text} Comma-separated."
     elif default is None or default is ...:
         module = vars(sys.modules[function.__module__])
@@ -57,7 +65,7 @@ def parameter_spec(function: Callable[..., Any], name: str) -> tuple[Any, str, A
         text = f"{text} Comma-separated." if listed else text
     else:
         kind = Path if isinstance(default, PurePath) else type(default)
-    return default, text, kind
+    return default, text, kind, int_list if listed else None
 
 
 def parameter_docs(function: Callable[..., Any]) -> dict[str, str]:
@@ -91,11 +99,11 @@ def options_of(
     """A command's options for ``source``'s ``names`` (space-separated): the fields of a config
     model or the parameters of a library function, each with its default, help and type as the
     library writes them (once); the flag is ``--name`` unless ``flags`` gives another. The
-    command receives their values as one dict, its first argument (decorators of this kind
-    stack: their values land in the one dict)."""
+    command receives their values, a list's parsed, as one dict, its first argument (decorators
+    of this kind stack: their values land in the one dict)."""
     spec = field_spec if isinstance(source, type) else parameter_spec
     specs = {name: spec(source, name) for name in names.split()}  # type: ignore[arg-type]
-    flags = flags or {}
+    flags = {name: (flags or {}).get(name, "--" + name.replace("_", "-")) for name in specs}
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
         own = list(inspect.signature(command, eval_str=True).parameters.values())
@@ -103,17 +111,18 @@ def options_of(
             inspect.Parameter(
                 name,
                 inspect.Parameter.KEYWORD_ONLY,
-                default=typer.Option(
-                    default, flags.get(name, "--" + name.replace("_", "-")), help=plain(text)
-                ),
+                default=typer.Option(default, flags[name], help=plain(text)),
                 annotation=kind,
             )
-            for name, (default, text, kind) in specs.items()
+            for name, (default, text, kind, _) in specs.items()
         ]
 
         @functools.wraps(command)
         def run(config: dict[str, Any] | None = None, /, **given: Any) -> Any:
             picked = {name: given.pop(name) for name in specs}
+            for name, (*_, parse) in specs.items():
+                if parse is not None and picked[name] is not None:
+                    picked[name] = parse(flags[name], picked[name])
             return command({**(config or {}), **picked}, **given)
 
         own = own if getattr(command, "stacked", False) else own[1:]  # not the dict
