@@ -303,6 +303,7 @@ def summary_page(
         "REPORT_FOLDER ...`.",
         "",
         *([cost, ""] if cost else []),
+        *([unrated, ""] if (unrated := unrated_line([claim for claim, _ in rows])) else []),
     ]
     replicated = any(claim.get("replication") for claim, _ in rows)
     columns = ["claim", "kind", "title", "verdict", *(["seeds"] if replicated else [])]
@@ -319,6 +320,24 @@ def summary_page(
     if replicated:
         lines += ["", seeds_legend([claim for claim, _ in rows])]
     return "\n".join(lines) + "\n"
+
+
+def unrated_line(claims: list[dict]) -> str:
+    """A sentence on the claims judged without pre-registered error rates (``–`` in the
+    table; each page says why), or ``""`` when every claim has them."""
+    judged = [c for c in claims if c.get("kind", "claim") == "claim"]
+    unrated = sum(1 for c in judged if not c.get("calibration"))
+    if not unrated:
+        return ""
+    count = f"{unrated} of the {len(judged)} claims have no"
+    if unrated == len(judged):
+        count = f"None of the {len(judged)} claims has"
+    return (
+        f"{count} error rates pre-registered at these sizes (*–*): they are pre-registered by "
+        "simulation at the sizes of an exploratory run (`bench/preregister.py`: the quick and "
+        "standard presets), so such a verdict applies the same criterion with its power and "
+        "false-pass rate unmeasured; each claim's page says why."
+    )
 
 
 def seeds_legend(claims: list[dict]) -> str:

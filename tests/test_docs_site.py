@@ -104,7 +104,17 @@ def test_summary_links_one_page_per_claim(report: Path, tmp_path: Path) -> None:
     assert '<span class="verdict not-reproduced">not reproduced</span>' in summary
     assert "A \\*demo\\* \\| claim" in summary  # escaped in its cell
     assert "| 0.90 / 0.01 |" in summary and "| – |" in summary
+    assert "1 of the 2 claims have no error rates pre-registered at these sizes" in summary
     assert not list(docs.glob(".claims-*")) and not list(pages.glob(".*"))
+
+
+def test_the_summary_says_when_no_claim_has_error_rates() -> None:
+    """A run at sizes nothing was pre-registered for (the full preset) says so once, above the
+    table; a finding or a check needs no error rates and is not counted."""
+    rows = [(claim(calibration=None), "X1.md"), (claim(kind="finding", calibration=None), "F.md")]
+    summary = claims_page.summary_page(["full"], rows, "claims-full")
+    assert "None of the 1 claims has error rates pre-registered at these sizes" in summary
+    assert claims_page.unrated_line([claim(), claim(kind="check", calibration=None)]) == ""
 
 
 def store_of(path: Path, jobs: list[tuple[float, float, float, str]]) -> Path:
