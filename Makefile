@@ -20,11 +20,14 @@ reproduce: install
 	$(VENV)/bin/attnsep reproduce --quick --out results/report --store results/attnsep.sqlite
 
 # Paper scale: every claim at the full preset into its own store (stop it and run it again to
-# resume), then the pages docs/claims-full.md with the run's CPU and wall time.
+# resume), then the pages docs/claims-full.md with the run's CPU and wall time, and beside each
+# verdict the standard preset's five-seed one where that report is here.
+REPLICATION = results/report-replication
 reproduce-full: install
 	$(VENV)/bin/attnsep reproduce --full --out results/report-full --store results/full.sqlite
 	$(PY) docs/build_claims_page.py results/report-full --store results/full.sqlite \
-		--page docs/claims-full.md --assets docs/claims-full
+		--page docs/claims-full.md --assets docs/claims-full \
+		$(if $(wildcard $(REPLICATION)/claims.json),--beside $(REPLICATION))
 
 test: install
 	$(PY) -m pytest

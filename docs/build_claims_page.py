@@ -15,7 +15,10 @@ token-selection halves of a run) are listed in the order given; the summary and 
 
 With ``--store`` (the run's own results database), the summary says what the run cost: its
 jobs' CPU time summed and its wall time, the time during which at least one job ran (a run
-stopped and resumed counts only its stretches of work).
+stopped and resumed counts only its stretches of work). With ``--beside FOLDER`` (another
+report, e.g. the standard preset's five-seed replication ``results/report-replication``), the
+summary shows each claim's verdict there in a column of its own, so that what changes at
+paper scale is seen at a glance.
 """
 
 from __future__ import annotations
@@ -278,11 +281,28 @@ def run_cost(store: Path, gap: float = 600.0) -> str:
     )
 
 
+Beside = tuple[str, dict[str, str]]
+"""Another report's verdicts for a column of the summary: its heading and the verdict by claim."""
+
+
+def beside_verdicts(folder: Path) -> Beside:
+    """The heading (``standard, 5 seeds``) and the published verdict of each claim of the report
+    in ``folder``."""
+    preset, claims = load(folder)
+    seeds = max((len(c["replication"]["seeds"]) for c in claims if c.get("replication")), default=1)
+    heading = preset + (f", {seeds} seeds" if seeds > 1 else "")
+    return heading, {c["claim"]: c["verdict"] for c in claims}
+
+
 def summary_page(
-    presets: list[str], rows: list[tuple[dict, str]], assets: str, cost: str | None = None
+    presets: list[str],
+    rows: list[tuple[dict, str]],
+    assets: str,
+    cost: str | None = None,
+    beside: Beside | None = None,
 ) -> str:
-    """The summary: one table row per claim, ``rows`` of (claim, its page's file name), and
-    what the run cost (``run_cost``) when known."""
+    """The summary: one table row per claim, ``rows`` of (claim, its page's file name), what the
+    run cost (``run_cost``) when known, and ``beside`` another report's verdicts."""
     lines = [
         "# Claims",
         "",
@@ -307,18 +327,28 @@ def summary_page(
     ]
     replicated = any(claim.get("replication") for claim, _ in rows)
     columns = ["claim", "kind", "title", "verdict", *(["seeds"] if replicated else [])]
+    columns += [beside[0]] if beside else []
     columns.append("power / false pass")
     lines += ["| " + " | ".join(columns) + " |", "|---" * len(columns) + "|"]
     for claim, name in rows:
         cal = claim.get("calibration")
         rates = f"{cal['power']:.2f} / {cal['false_pass']:.2f}" if cal else "–"
         cell = f" {seeds_cell(claim.get('replication'))} |" if replicated else ""
+        if beside:
+            other = beside[1].get(claim["claim"])
+            cell += f" {badge(other) if other else '–'} |"
         lines.append(
             f"| [{escape(claim['claim'], True)}]({assets}/{name}) | {claim.get('kind', 'claim')} | "
             f"{escape(claim['title'], True)} | {badge(claim['verdict'])} |{cell} {rates} |"
         )
     if replicated:
         lines += ["", seeds_legend([claim for claim, _ in rows])]
+    if beside:
+        lines += [
+            "",
+            f"*{beside[0]}*: the verdict of the same entry in that report (– where it "
+            "has none); the entry's page here is of this run only.",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -357,11 +387,19 @@ def seeds_legend(claims: list[dict]) -> str:
     )
 
 
-def build(folders: list[Path], page: Path, assets: Path, store: Path | None = None) -> int:
+def build(
+    folders: list[Path],
+    page: Path,
+    assets: Path,
+    store: Path | None = None,
+    beside: Path | None = None,
+) -> int:
     """Write the summary ``page`` and, under ``assets``, one page per claim and the figures;
-    the number of claims. ``store``: the run's results database, for its cost."""
+    the number of claims. ``store``: the run's results database, for its cost; ``beside``:
+    another report, whose verdicts the summary shows in a column."""
     reports = [(folder, *load(folder)) for folder in folders]
     cost = None if store is None else run_cost(store)
+    other = None if beside is None else beside_verdicts(beside)
     assets.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=assets.parent, prefix=".claims-"))
     staging.chmod(0o755)  # mkdtemp makes it private; it becomes the published folder
@@ -391,7 +429,7 @@ def build(folders: list[Path], page: Path, assets: Path, store: Path | None = No
         presets = sorted({preset for _, preset, _ in reports})
         rows = [(claim, name) for claim, name, _ in entries]
         to_assets = Path(os.path.relpath(assets, page.parent)).as_posix()
-        (staging / SUMMARY).write_text(summary_page(presets, rows, to_assets, cost))
+        (staging / SUMMARY).write_text(summary_page(presets, rows, to_assets, cost, other))
         shutil.rmtree(assets, ignore_errors=True)
         (staging / SUMMARY).replace(page)
         staging.rename(assets)
@@ -406,9 +444,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--page", type=Path, default=DOCS / "claims.md")
     parser.add_argument("--assets", type=Path, default=DOCS / "claims")
     parser.add_argument("--store", type=Path, help="the run's results database (its cost)")
+    parser.add_argument("--beside", type=Path, help="another report folder: its verdicts beside")
     args = parser.parse_args(argv)
     try:
-        count = build(args.reports, args.page, args.assets, args.store)
+        count = build(args.reports, args.page, args.assets, args.store, args.beside)
     except (ValueError, KeyError, json.JSONDecodeError, sqlite3.Error) as err:
         sys.stderr.write(f"error: {err}\n")
         return 2

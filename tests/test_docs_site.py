@@ -117,6 +117,25 @@ def test_the_summary_says_when_no_claim_has_error_rates() -> None:
     assert claims_page.unrated_line([claim(), claim(kind="check", calibration=None)]) == ""
 
 
+def test_the_summary_shows_another_reports_verdicts_beside(report: Path, tmp_path: Path) -> None:
+    """``--beside``: a column headed by the other report's preset (and seeds), each claim's
+    verdict there, – for a claim it does not hold."""
+    other = tmp_path / "other"
+    other.mkdir()
+    replicated = claim(verdict="inconclusive", replication={"seeds": [4, 5, 6, 7, 8]})
+    (other / "claims.json").write_text(json.dumps({"preset": "standard", "claims": [replicated]}))
+    docs = tmp_path / "docs"
+    args = ["--page", str(docs / "claims.md"), "--assets", str(docs / "claims")]
+    assert claims_page.main([str(report), *args, "--beside", str(other)]) == 0
+    summary = (docs / "claims.md").read_text()
+    assert "| claim | kind | title | verdict | standard, 5 seeds | power / false pass |" in summary
+    x1 = next(line for line in summary.splitlines() if line.startswith("| [X1]"))
+    assert x1.endswith('<span class="verdict inconclusive">inconclusive</span> | 0.90 / 0.01 |')
+    x1b = next(line for line in summary.splitlines() if line.startswith("| [X1b/2]"))
+    assert x1b.endswith("| – | – |")
+    assert claims_page.main([str(report), *args, "--beside", str(tmp_path / "none")]) == 2
+
+
 def store_of(path: Path, jobs: list[tuple[float, float, float, str]]) -> Path:
     """A results database holding ``jobs`` as (started, finished, seconds, status)."""
     with sqlite3.connect(path) as db:
