@@ -1,4 +1,4 @@
-"""Targets 1, 2 and 5 on an accelerator, in one short run (issue: performance on a GPU).
+"""Targets 1, 2 and 5 on an accelerator, in one short run (performance on a GPU).
 
     .venv/bin/python bench/device_check.py --device cuda          # a few minutes on a GPU
     .venv/bin/python bench/device_check.py --device cpu --small   # the same code, tiny sizes
