@@ -1,4 +1,4 @@
-"""The API reference and the experiment pages as they render (issue 24): the site is built
+"""The API reference and the experiment pages as they render: the site is built
 once, with the real ``mkdocs.yml``'s mkdocstrings options and hooks but only ``api.md`` and
 the generated experiment pages (no tutorials executed), and its HTML is read back.
 

@@ -1,4 +1,4 @@
-"""Every parameter of the public API's functions, fuzzed (issue 25, part 5).
+"""Every parameter of the public API's functions, fuzzed.
 
 Per parameter of each function of ``attnsep.api`` that takes values from a user (and per
 ``**options`` field, with an unknown key among them), hypothesis gives a value of the wrong

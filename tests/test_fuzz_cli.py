@@ -1,4 +1,4 @@
-"""Every option of every command, fuzzed (issue 25, part 5).
+"""Every option of every command, fuzzed.
 
 The commands and their options are read from the typer app itself (the top-level group loads
 a command when ``Group.commands[name]`` is asked; sub-groups such as ``xor`` are walked), so a

@@ -1,4 +1,4 @@
-"""No code runs from a user's file (issue 25, part 6): ``.npz`` files load without pickle,
+"""No code runs from a user's file: ``.npz`` files load without pickle,
 config files through safe parsers, and no loader in ``src/`` can unpickle."""
 
 from __future__ import annotations

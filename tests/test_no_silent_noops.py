@@ -1,4 +1,4 @@
-"""No silent no-ops (issue 25, part 4): a name or a file that does nothing is an error.
+"""No silent no-ops: a name or a file that does nothing is an error.
 
 An unknown experiment name, wherever one is taken, lists the known ones (exit 2 on the command
 line, ``ValueError`` from the API) instead of an empty answer; an empty config file is an

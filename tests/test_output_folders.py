@@ -1,4 +1,4 @@
-"""Outputs go only into folders that exist (issue 25, part 3): a file into a missing folder,
+"""Outputs go only into folders that exist: a file into a missing folder,
 or an output folder two levels deep, is one error line naming the folder, exit 2, and nothing
 is created. An output folder one level below an existing one is made; the tool's own defaults
 (``results/attnsep.sqlite``, ``results/report``, ``results/runs.FORMAT``) may make ``results/``.

@@ -1,4 +1,4 @@
-"""A store knows it is ours (issue 25, part 1): the header stamp, files of other programs left
+"""A store knows it is ours: the header stamp, files of other programs left
 byte for byte as they were, read-only uses that never create or alter a file, a newer schema
 refused, and a stored store from before the stamp migrated (written) or read as it is."""
 
