@@ -86,3 +86,22 @@ def check_resources(
         f"{duration(LONG_COMMAND)} a single command may take; lower {knobs}, run it as a "
         "resumable `attnsep sweep` (a cluster: --executor ray), or pass --force (force=True)",
     )
+
+
+def release_freed_memory() -> bool:
+    """Hand the C heap's freed pages back to the system (glibc's ``malloc_trim``); whether it
+    could (not on a C library without it). A worker calls it after each job: glibc keeps the
+    pages of freed blocks below its (self-raising, up to 32 MB) mmap threshold, so a long-lived
+    worker's resident memory grows by what each job freed (measured: 3.6 GB held after one
+    attention-maps job of the full preset, 0.31 GB after the trim; a worker grew to 18 GB over
+    four such jobs and was killed for memory)."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return False
+    trim(0)
+    return True

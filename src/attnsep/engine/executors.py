@@ -27,6 +27,7 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Any, ClassVar
 
+from ..core.resources import release_freed_memory
 from ..core.validate import int_at_least, one_of, require
 from ..experiments import base
 from .jobs import Job, environment
@@ -76,6 +77,7 @@ def execute(job: Job) -> dict[str, Any]:
         records, status = None, "failed"
         error = f"{type(err).__name__}: {err}\n{traceback.format_exc(limit=5)}"
     finished = time.time()
+    release_freed_memory()  # a worker's next job starts from the memory it had before this one
     env = environment()
     return {
         "experiment": job.experiment,
