@@ -93,8 +93,8 @@ def release_freed_memory() -> bool:
     could (not on a C library without it). A worker calls it after each job: glibc keeps the
     pages of freed blocks below its (self-raising, up to 32 MB) mmap threshold, so a long-lived
     worker's resident memory grows by what each job freed (measured: 3.6 GB held after one
-    attention-maps job of the full preset, 0.31 GB after the trim; a worker grew to 18 GB over
-    four such jobs and was killed for memory)."""
+    attention-maps job of the full preset, 0.31 GB after the trim; a worker grew to 18 GB in
+    its fourth job and was killed for memory)."""
     import ctypes
     import gc
 
