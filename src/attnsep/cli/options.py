@@ -54,7 +54,7 @@ def parameter_spec(function: Callable[..., Any], name: str) -> Spec:
     text = parameter_docs(function)[name]
     kind: Any
     listed = isinstance(default, tuple)
-    if listed:  # a list: comma-separated text
+    if isinstance(default, tuple):  # a list: comma-separated text
         default, kind, text = ",".join(str(v) for v in default), str, f"{text} Comma-separated."
     elif default is None or default is ...:
         module = vars(sys.modules[function.__module__])
