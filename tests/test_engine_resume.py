@@ -253,6 +253,7 @@ def test_a_dying_pool_worker_stops_the_sweep_cleanly_and_the_rerun_resumes(tmp_p
     assert stdout == ""
     lines = stderr.strip().splitlines()
     assert lines[-1].startswith("error: a worker process died") and "rerun" in lines[-1]
+    assert "running one of one-step [" in lines[-1]  # the jobs in flight, by their keys
     stored = peek_done(path)
     assert 1 <= stored < len(SLOW_JOBS)
 

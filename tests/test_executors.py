@@ -152,3 +152,23 @@ def test_after_each_job_a_worker_hands_the_memory_it_freed_back(monkeypatch):
     monkeypatch.setattr(executors, "release_freed_memory", lambda: trims.append(1))
     rows = list(InlineExecutor().map(tiny_jobs(1)))
     assert [row["status"] for _, row in rows] == ["done"] and trims == [1]
+
+
+def test_a_dead_worker_is_named_by_the_jobs_it_may_have_run():
+    """The pool hands jobs out in order, so the dead worker ran one of the first unfinished
+    jobs (one per worker); a job that finished is not among them."""
+    from concurrent.futures import Future
+
+    jobs = tiny_jobs(3)
+    futures: list[Future] = [Future() for _ in jobs]
+    futures[0].set_result({})
+    for future in futures[1:]:
+        future.set_exception(RuntimeError("broken"))
+    pending = dict(zip(futures, jobs, strict=True))
+    assert ProcessExecutor(workers=1).running(pending) == jobs[1:2]
+    assert ProcessExecutor(workers=4).running(pending) == jobs[1:]
+    message = str(executors.WorkerDied(2, running=jobs[1:]))
+    assert message.startswith(
+        f"a worker process died (killed or out of memory) running one of one-step "
+        f"[{jobs[1].key[:12]}], one-step [{jobs[2].key[:12]}] with 2 jobs unfinished; "
+    )

@@ -35,15 +35,19 @@ from .jobs import Job, environment
 
 class WorkerDied(RuntimeError):
     """A worker died (killed, out of memory, its node lost) with jobs unfinished; stored jobs
-    are kept."""
+    are kept. ``running``: the jobs one of which the dead worker ran, when known."""
 
     def __init__(
-        self, unfinished: int, what: str = "a worker process died (killed or out of memory)"
+        self,
+        unfinished: int,
+        what: str = "a worker process died (killed or out of memory)",
+        running: list[Job] | None = None,
     ) -> None:
         self.unfinished = unfinished
+        named = ", ".join(f"{job.experiment} [{job.key[:12]}]" for job in running or [])
         super().__init__(
-            f"{what} with {unfinished} jobs unfinished; "
-            "every finished job is stored: rerun the same command to resume"
+            f"{what}{f' running one of {named}' if named else ''} with {unfinished} jobs "
+            "unfinished; every finished job is stored: rerun the same command to resume"
         )
 
 
@@ -167,7 +171,7 @@ class ProcessExecutor(Executor):
                     try:
                         row = future.result()
                     except BrokenProcessPool:
-                        raise WorkerDied(len(pending)) from None
+                        raise WorkerDied(len(pending), running=self.running(pending)) from None
                     yield pending.pop(future), row
             finished = True
         finally:
@@ -175,6 +179,14 @@ class ProcessExecutor(Executor):
                 for process in list((getattr(pool, "_processes", None) or {}).values()):
                     process.terminate()
             pool.shutdown(wait=True, cancel_futures=not finished)
+
+    def running(self, pending: dict[Future[Row], Job]) -> list[Job]:
+        """The jobs the workers were running: the pool hands jobs out in the order they were
+        submitted, so they are the first unfinished ones (at most one per worker)."""
+        unfinished = [
+            job for future, job in pending.items() if not future.done() or future.exception()
+        ]
+        return unfinished[: self._workers]
 
 
 ORPHAN_POLL = 1.0
