@@ -88,20 +88,43 @@ def check_resources(
     )
 
 
-def release_freed_memory() -> bool:
-    """Hand the C heap's freed pages back to the system (glibc's ``malloc_trim``); whether it
-    could (not on a C library without it). A worker calls it after each job: glibc keeps the
-    pages of freed blocks below its (self-raising, up to 32 MB) mmap threshold, so a long-lived
-    worker's resident memory grows by what each job freed (measured: 3.6 GB held after one
-    attention-maps job of the full preset, 0.31 GB after the trim; a worker grew to 18 GB in
-    its fourth job and was killed for memory)."""
+def release_freed_memory(collect: bool = True) -> bool:
+    """Hand the C heap's freed pages back to the system (glibc's ``malloc_trim``), after a
+    garbage collection unless ``collect`` is false; whether it could (not on a C library
+    without it). A worker calls it after each job: glibc keeps the pages of freed blocks below
+    its (self-raising, up to 32 MB) mmap threshold, so a long-lived worker's resident memory
+    grows by what each job freed (measured: 3.6 GB held after one attention-maps job of the
+    full preset, 0.31 GB after the trim; a worker grew to 18 GB in its fourth job and was
+    killed for memory)."""
     import ctypes
     import gc
 
-    gc.collect()
+    if collect:
+        gc.collect()
     try:
         trim = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):
         return False
-    trim(0)
+    trim(0)  # a foreign call: other threads run meanwhile
+    return True
+
+
+def keep_releasing_freed_memory(period: float) -> bool:
+    """:func:`release_freed_memory` (no garbage collection) every ``period`` seconds from a
+    daemon thread, for the life of the process; whether it can. Within a long job glibc's heap
+    keeps what each step freed wherever a block the step kept pins it: an attention-maps job of
+    the full preset (erf, ``d = 2048``) grew to 21 GB resident and was killed for memory.
+    Trimmed every period, only the pages the job touches again are faulted back in."""
+    import threading
+    import time
+
+    if not release_freed_memory(collect=False):
+        return False
+
+    def trim() -> None:
+        while True:
+            time.sleep(period)
+            release_freed_memory(collect=False)
+
+    threading.Thread(target=trim, name="release-freed-memory", daemon=True).start()
     return True
