@@ -53,9 +53,9 @@ def main(path: str) -> None:
     )
     if len(rows) == len(planned_seconds) and plan.wall:  # the done-when of the full run
         ratio = wall / plan.wall
-        within = "within" if 1 / 1.5 <= ratio <= 1.5 else "outside"
+        within = "within" if GOAL[0] <= ratio <= GOAL[1] else "outside"
         totals = f"{wall:.0f} s wall / {plan.wall:.0f} s planned = {ratio:.2f}"
-        print(f"the whole run: {totals}, {within} 1.5x")
+        print(f"the whole run: {totals}, {within} {GOAL[0]}-{GOAL[1]}")
 
 
 if __name__ == "__main__":

@@ -29,9 +29,9 @@ def plain(text: str) -> str:
     return text.replace("``", "").replace("[", "\\[")
 
 
-Spec = tuple[Any, str, Any, Callable[[str, str], list[int]] | None]
-"""An option's ``(default, help, type, parse)``: ``parse(flag, text)`` turns its text into the
-value the library takes (``None``: the text, or the type's value, as it is)."""
+Spec = tuple[Any, str, Any, bool]
+"""An option's ``(default, help, type, listed)``: a listed option's text is comma-separated
+integers, parsed into the list the library takes (``parse.int_list``)."""
 
 
 def field_spec(model: type[BaseModel], name: str) -> Spec:
@@ -42,7 +42,7 @@ def field_spec(model: type[BaseModel], name: str) -> Spec:
     text = info.description or ""
     if (choices := allowed(info)).startswith("one of "):
         text = f"{text} Allowed: {choices.removeprefix('one of ')}."
-    return default, text, option_type(info.annotation), None
+    return default, text, option_type(info.annotation), False
 
 
 def parameter_spec(function: Callable[..., Any], name: str) -> Spec:
@@ -53,9 +53,10 @@ def parameter_spec(function: Callable[..., Any], name: str) -> Spec:
     default = ... if parameter.default is parameter.empty else parameter.default
     text = parameter_docs(function)[name]
     kind: Any
-    listed = isinstance(default, tuple)
+    listed = False
     if isinstance(default, tuple):  # a list: comma-separated text
-        default, kind, text = ",".join(str(v) for v in default), str, f"{text} Comma-separated."
+        listed, kind, text = True, str, f"{text} Comma-separated."
+        default = ",".join(str(v) for v in default)
     elif default is None or default is ...:
         module = vars(sys.modules[function.__module__])
         annotation = parameter.annotation  # a string under postponed evaluation
@@ -65,7 +66,7 @@ def parameter_spec(function: Callable[..., Any], name: str) -> Spec:
         text = f"{text} Comma-separated." if listed else text
     else:
         kind = Path if isinstance(default, PurePath) else type(default)
-    return default, text, kind, int_list if listed else None
+    return default, text, kind, listed
 
 
 def parameter_docs(function: Callable[..., Any]) -> dict[str, str]:
@@ -120,9 +121,9 @@ def options_of(
         @functools.wraps(command)
         def run(config: dict[str, Any] | None = None, /, **given: Any) -> Any:
             picked = {name: given.pop(name) for name in specs}
-            for name, (*_, parse) in specs.items():
-                if parse is not None and picked[name] is not None:
-                    picked[name] = parse(flags[name], picked[name])
+            for name, (*_, listed) in specs.items():
+                if listed and picked[name] is not None:
+                    picked[name] = int_list(flags[name], picked[name])
             return command({**(config or {}), **picked}, **given)
 
         own = own if getattr(command, "stacked", False) else own[1:]  # not the dict

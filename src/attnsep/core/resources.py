@@ -3,12 +3,18 @@
 A command that computes checks its config's peak memory (and, where the plan can price it,
 its time) before anything is allocated: above the memory this machine has available, or above
 ``LONG_COMMAND`` seconds for a run that is not resumable, it is refused with one line naming
-the estimate and the knobs that shrink it; ``force`` runs it anyway.
+the estimate and the knobs that shrink it; ``force`` runs it anyway. A long-lived worker hands
+the memory its jobs free back to the system (:func:`release_freed_memory`).
 """
 
 from __future__ import annotations
 
+import functools
+import gc
 import os
+import threading
+import time
+from collections.abc import Callable
 
 from .validate import require
 
@@ -88,6 +94,17 @@ def check_resources(
     )
 
 
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, looked up once (``None``: a C library without it)."""
+    import ctypes
+
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
 def release_freed_memory(collect: bool = True) -> bool:
     """Hand the C heap's freed pages back to the system (glibc's ``malloc_trim``), after a
     garbage collection unless ``collect`` is false; whether it could (not on a C library
@@ -96,14 +113,10 @@ def release_freed_memory(collect: bool = True) -> bool:
     grows by what each job freed (measured: 3.6 GB held after one attention-maps job of the
     full preset, 0.31 GB after the trim; a worker grew to 18 GB in its fourth job and was
     killed for memory)."""
-    import ctypes
-    import gc
-
     if collect:
         gc.collect()
-    try:
-        trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):
+    trim = _malloc_trim()
+    if trim is None:
         return False
     trim(0)  # a foreign call: other threads run meanwhile
     return True
@@ -115,9 +128,6 @@ def keep_releasing_freed_memory(period: float) -> bool:
     keeps what each step freed wherever a block the step kept pins it: an attention-maps job of
     the full preset (erf, ``d = 2048``) grew to 21 GB resident and was killed for memory.
     Trimmed every period, only the pages the job touches again are faulted back in."""
-    import threading
-    import time
-
     if not release_freed_memory(collect=False):
         return False
 
