@@ -140,3 +140,30 @@ def test_a_list_option_reaches_the_command_as_a_list() -> None:
     assert defaults["q_values"].default.default == ",".join(
         map(str, inspect.signature(api.frontier_select).parameters["q_values"].default)
     )
+
+
+def test_a_word_option_spells_the_configs_none() -> None:
+    """A field marked ``configs.Word`` takes its word for ``None`` (its default, with the help
+    saying what the word does) or a number of the field's type; bad text names the flag."""
+    from attnsep.cli.options import options_of
+
+    seen: dict[str, object] = {}
+
+    @options_of(OneStepConfig, "eta samples support")
+    def command(given: dict[str, object]) -> None:
+        seen.update(given)
+
+    options = inspect.signature(command).parameters
+    assert options["eta"].default.default == "auto"
+    assert options["eta"].default.help.startswith("Step size; auto: eta_scale")
+    assert options["samples"].default.help.startswith("population: the exact")
+    command(eta="auto", samples="population", support=None)
+    assert seen == {"eta": None, "samples": None, "support": None}
+    command(eta="0.5", samples="100", support="3,1")
+    assert seen == {"eta": 0.5, "samples": 100, "support": [3, 1]}
+    with pytest.raises(
+        ValueError, match=r"^--samples must be 'population' or an integer, got '1.5'$"
+    ):
+        command(eta="auto", samples="1.5", support=None)
+    with pytest.raises(ValueError, match=r"^--eta must be 'auto' or a number, got 'fast'$"):
+        command(eta="fast", samples="population", support=None)

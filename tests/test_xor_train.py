@@ -216,7 +216,8 @@ def test_table_and_progress_bar() -> None:
     ("extra", "message"),
     [
         (["--gradient", "fresh"], "error: gradient 'fresh' needs samples"),
-        (["--eta", "-1"], "error: --eta must be 'auto' or a finite number > 0"),
+        (["--eta", "-1"], "error: eta must be a finite number > 0, got -1"),
+        (["--eta", "fast"], "error: --eta must be 'auto' or a number, got 'fast'"),
         (["--save", "run.txt"], "error: output file must end in .npz"),
     ],
 )

@@ -18,17 +18,13 @@ frontier = typer.Typer(no_args_is_help=True)
 
 
 @fcn.command("xor")
-@options_of(XorFCNConfig, "width seeds steps batch lr optimizer loss seed")
+@options_of(XorFCNConfig, "d width seeds steps batch lr optimizer loss seed")
 def fcn_xor(
-    config: dict[str, Any],
-    d: int = typer.Option(..., "--d", help="Input length."),
-    as_json: bool = JSON,
-    quiet: bool = QUIET,
-    force: bool = FORCE,
+    config: dict[str, Any], as_json: bool = JSON, quiet: bool = QUIET, force: bool = FORCE
 ) -> None:
     """Train two-layer ReLU nets on sparse XOR; success = test sign error <= 0.01 (SPEC A7.6)."""
-    with steps_bar(f"fcn xor (d={d}, width={config['width']})", quiet) as bar:
-        run = api.train_fcn("xor", d=d, progress=bar, force=force, **config)
+    with steps_bar(f"fcn xor (d={config['d']}, width={config['width']})", quiet) as bar:
+        run = api.train_fcn("xor", progress=bar, force=force, **config)
     output("fcn xor", run.report(), as_json)
 
 

@@ -10,12 +10,12 @@ import sys
 import types
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Union, get_args, get_origin
 
 import typer
 
-from ..configs import allowed
-from .parse import int_list
+from ..configs import Word, allowed
+from .parse import int_list, word_or_number
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -29,20 +29,35 @@ def plain(text: str) -> str:
     return text.replace("``", "").replace("[", "\\[")
 
 
-Spec = tuple[Any, str, Any, bool]
-"""An option's ``(default, help, type, listed)``: a listed option's text is comma-separated
-integers, parsed into the list the library takes (``parse.int_list``)."""
+class Spec(NamedTuple):
+    """An option: its default, help and the type the command line parses. A ``listed`` option's
+    text is comma-separated integers (``parse.int_list``); a ``word`` option's is that word, the
+    library's ``None``, or a number of type ``number`` (``parse.word_or_number``)."""
+
+    default: Any
+    help: str
+    kind: Any
+    listed: bool = False
+    word: str | None = None
+    number: type = float
 
 
 def field_spec(model: type[BaseModel], name: str) -> Spec:
     """``model``'s field ``name``: its default (else required), its description with a
-    ``Literal``'s choices, the type the command line parses it as."""
+    ``Literal``'s choices, the type the command line parses it as; ``None`` spelled as the
+    field's ``configs.Word`` when it has one."""
     info = model.model_fields[name]
     default = ... if info.is_required() else info.get_default(call_default_factory=True)
     text = info.description or ""
     if (choices := allowed(info)).startswith("one of "):
         text = f"{text} Allowed: {choices.removeprefix('one of ')}."
-    return default, text, option_type(info.annotation), False
+    if word := next((item.word for item in info.metadata if isinstance(item, Word)), None):
+        number = next(t for t in get_args(info.annotation) if t is not type(None))
+        text = text.replace("None:", f"{word}:")
+        return Spec(word if default is None else default, text, str, word=word, number=number)
+    if is_list(info.annotation):
+        return Spec(default, f"{text} Comma-separated.", str | None, listed=True)
+    return Spec(default, text, option_type(info.annotation))
 
 
 def parameter_spec(function: Callable[..., Any], name: str) -> Spec:
@@ -52,21 +67,22 @@ def parameter_spec(function: Callable[..., Any], name: str) -> Spec:
     parameter = inspect.signature(function).parameters[name]
     default = ... if parameter.default is parameter.empty else parameter.default
     text = parameter_docs(function)[name]
-    kind: Any
-    listed = False
     if isinstance(default, tuple):  # a list: comma-separated text
-        listed, kind, text = True, str, f"{text} Comma-separated."
-        default = ",".join(str(v) for v in default)
-    elif default is None or default is ...:
+        text, default = f"{text} Comma-separated.", ",".join(str(v) for v in default)
+        return Spec(default, text, str, listed=True)
+    if default is None or default is ...:
         module = vars(sys.modules[function.__module__])
         annotation = parameter.annotation  # a string under postponed evaluation
         hint = eval(annotation, module) if isinstance(annotation, str) else annotation
-        listed = any(get_origin(t) in (list, tuple, Sequence) for t in (hint, *get_args(hint)))
-        kind = str | None if listed else option_type(hint)
-        text = f"{text} Comma-separated." if listed else text
-    else:
-        kind = Path if isinstance(default, PurePath) else type(default)
-    return default, text, kind, listed
+        if is_list(hint):
+            return Spec(default, f"{text} Comma-separated.", str | None, listed=True)
+        return Spec(default, text, option_type(hint))
+    return Spec(default, text, Path if isinstance(default, PurePath) else type(default))
+
+
+def is_list(hint: Any) -> bool:
+    """Whether a type (or a member of its union) is a list or a tuple."""
+    return any(get_origin(t) in (list, tuple, Sequence) for t in (hint, *get_args(hint)))
 
 
 def parameter_docs(function: Callable[..., Any]) -> dict[str, str]:
@@ -112,18 +128,20 @@ def options_of(
             inspect.Parameter(
                 name,
                 inspect.Parameter.KEYWORD_ONLY,
-                default=typer.Option(default, flags[name], help=plain(text)),
-                annotation=kind,
+                default=typer.Option(spec.default, flags[name], help=plain(spec.help)),
+                annotation=spec.kind,
             )
-            for name, (default, text, kind, _) in specs.items()
+            for name, spec in specs.items()
         ]
 
         @functools.wraps(command)
         def run(config: dict[str, Any] | None = None, /, **given: Any) -> Any:
             picked = {name: given.pop(name) for name in specs}
-            for name, (*_, listed) in specs.items():
-                if listed and picked[name] is not None:
+            for name, spec in specs.items():
+                if spec.listed and picked[name] is not None:
                     picked[name] = int_list(flags[name], picked[name])
+                elif spec.word is not None:
+                    picked[name] = word_or_number(flags[name], picked[name], spec.word, spec.number)
             return command({**(config or {}), **picked}, **given)
 
         own = own if getattr(command, "stacked", False) else own[1:]  # not the dict

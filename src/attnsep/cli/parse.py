@@ -3,7 +3,7 @@ one-line ``ValueError`` (``core.validate``'s convention, through ``configs``).""
 
 from __future__ import annotations
 
-import math
+from typing import Any
 
 from ..configs import require
 
@@ -17,19 +17,13 @@ def int_list(flag: str, text: str) -> list[int]:
     return [int(p) for p in parts]
 
 
-def auto_or_positive(flag: str, text: str) -> float | None:
-    """``auto`` (``None``: the config's rule) or a finite number ``> 0``."""
+def word_or_number(flag: str, text: str, word: str, number: type) -> Any:
+    """``word`` (``None``: the library's rule) or a number of type ``number`` (``int`` or
+    ``float``); its bounds are the library's to check."""
+    if text == word:
+        return None
     try:
-        value = None if text == "auto" else float(text)
+        return number(text)
     except ValueError:
-        value = math.nan
-    ok = value is None or 0 < value < math.inf
-    require(ok, f"{flag} must be 'auto' or a finite number > 0, got {text!r}")
-    return value
-
-
-def population_or_count(flag: str, text: str) -> int | None:
-    """``population`` (``None``: the exact gradient) or a sample count ``>= 1``."""
-    ok = text == "population" or (text.isdecimal() and int(text) >= 1)
-    require(ok, f"{flag} must be 'population' or an integer >= 1, got {text!r}")
-    return None if text == "population" else int(text)
+        kind = "an integer" if number is int else "a number"
+        raise ValueError(f"{flag} must be {word!r} or {kind}, got {text!r}") from None

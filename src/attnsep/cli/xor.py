@@ -8,63 +8,36 @@ from typing import Any
 import typer
 
 from .. import api
-from ..configs import (
-    ADAM_LR,
-    OneStepConfig,
-    V1Config,
-    XorTrainConfig,
-)
+from ..configs import OneStepConfig, V1Config, XorTrainConfig
 from .common import FORCE, JSON_TABLE, QUIET, output, steps_bar
 from .options import options_of
-from .parse import auto_or_positive, int_list, population_or_count
 
 app = typer.Typer(no_args_is_help=True)  # its help: ``cli.COMMANDS``
-SAMPLES_HELP = "'population' (exact gradient) or a sample count N (empirical)."
-SUPPORT_HELP = "Fixed support I,J (default: uniform per replica)."
-TRAIN_ETA_HELP = f"Step size, or 'auto' (gd: eta-scale * d^k * ln d; adam: {ADAM_LR:g})."
 
 
 @app.command("one-step")
 @options_of(
     OneStepConfig,
-    "d m seeds seed attention eta_scale gradient k noise init success_tol dtype device",
+    "d m seeds seed attention eta eta_scale samples gradient support k noise init success_tol "
+    "dtype device",
 )
 @options_of(api.xor_one_step, "save")
-def one_step(
-    config: dict[str, Any],
-    eta: str = typer.Option("auto", "--eta", help="Step size, or 'auto' = eta-scale * d^2 * ln d."),
-    samples: str = typer.Option("population", "--samples", help=SAMPLES_HELP),
-    support: str | None = typer.Option(None, "--support", help=SUPPORT_HELP),
-    as_json: bool = JSON_TABLE,
-    force: bool = FORCE,
-) -> None:
+def one_step(config: dict[str, Any], as_json: bool = JSON_TABLE, force: bool = FORCE) -> None:
     """One gradient step of the two-head (k-head) attention model on sparse XOR (k-parity)."""
-
-    config.update(
-        eta=auto_or_positive("--eta", eta), samples=population_or_count("--samples", samples)
-    )
-    config["support"] = None if support is None else tuple(int_list("--support", support))
     output("xor one-step", api.xor_one_step(**config, force=force).report(), as_json)
 
 
 @app.command("train")
 @options_of(
     XorTrainConfig,
-    "d m k seeds seed steps attention gradient samples cube_fraction batch optimizer eta_scale "
-    "init noise success_tol stop_at_success dtype device",
+    "d m k seeds seed steps attention gradient samples cube_fraction batch optimizer eta "
+    "eta_scale init noise success_tol stop_at_success dtype device",
 )
 @options_of(api.xor_train, "save figures")
-def train(
-    config: dict[str, Any],
-    eta: str = typer.Option("auto", "--eta", help=TRAIN_ETA_HELP),
-    as_json: bool = JSON_TABLE,
-    quiet: bool = QUIET,
-) -> None:
+def train(config: dict[str, Any], as_json: bool = JSON_TABLE, quiet: bool = QUIET) -> None:
     """Many steps of the k-head model on k-sparse parity: exact population GD, or SGD / Adam on
     samples; all replicas in one batched computation. The authors' earlier 4x4 model:
     'attnsep xor train-v1'."""
-
-    config["eta"] = auto_or_positive("--eta", eta)
     with steps_bar(f"xor train (d={config['d']}, k={config['k']})", quiet) as progress:
         result = api.xor_train(**config, progress=progress)
     report = result.report()

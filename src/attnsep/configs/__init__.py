@@ -37,6 +37,7 @@ from .base import PEKind as PEKind
 from .base import PEMode as PEMode
 from .base import Seed as Seed
 from .base import Trainable as Trainable
+from .base import Word as Word
 from .base import default as default
 from .base import inherit as inherit
 from .fcn import FCN_ADAM_LR as FCN_ADAM_LR

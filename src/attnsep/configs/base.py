@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import (
@@ -47,6 +48,14 @@ EVAL_SIZE = 128
 
 Count = Annotated[int, Field(ge=1)]
 Seed = Annotated[int, Field(ge=0, description="Base seed; replica e uses streams (seed, e, ...).")]
+
+
+@dataclass(frozen=True)
+class Word:
+    """A word the command line takes for an optional number's ``None`` (``--eta auto``):
+    ``Annotated[float | None, Word("auto")]``; the field's description says what ``None`` does."""
+
+    word: str
 
 
 class ConfigBase(BaseModel):

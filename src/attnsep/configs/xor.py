@@ -4,7 +4,7 @@ model, with the automatic step sizes (SPEC A2, A5, A6)."""
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -20,6 +20,7 @@ from .base import (
     Init,
     LibraryConfig,
     Seed,
+    Word,
 )
 
 ETA_SCALE = 16.0
@@ -73,8 +74,10 @@ class QueryHeadsConfig(LibraryConfig):
 class OneStepConfig(QueryHeadsConfig):
     """One population (or empirical) gradient step for ``seeds`` replicas (SPEC A5)."""
 
-    eta: float | None = Field(None, gt=0, description="Step size; None: eta_scale * d^2 * ln d.")
-    samples: int | None = Field(
+    eta: Annotated[float | None, Word("auto")] = Field(
+        None, gt=0, description="Step size; None: eta_scale * d^2 * ln d."
+    )
+    samples: Annotated[int | None, Word("population")] = Field(
         None, ge=1, description="None: the exact population gradient; N: empirical, N samples."
     )
     gradient: Literal["exact-samples", "surrogate"] = Field(
@@ -135,7 +138,7 @@ class XorTrainConfig(QueryHeadsConfig):
         None, ge=1, description="fixed: mini-batch rows per step (default: the whole set)."
     )
     optimizer: Literal["gd", "adam"] = Field("gd", description="Update rule.")
-    eta: float | None = Field(
+    eta: Annotated[float | None, Word("auto")] = Field(
         None, gt=0, description=f"Step size; None: gd eta_scale * d^k * ln d, adam {ADAM_LR}."
     )
     eta_scale: float = Field(
