@@ -145,15 +145,6 @@ def run_experiment(
         raise TypeError(f"config must be a dict of fields or None, got {shown(config)}")
     typed = experiment.config(preset, **(config or {}))
     path, rows, outcome = run_into(jobs_for(name, typed), store, engine)
-    failed = [row for row in rows if row["status"] != "done"]
-    if failed:
-        verdict = {
-            "verdict": "incomplete",
-            "reason": f"{len(failed)} of {len(rows)} jobs failed; first error: "
-            + failed[0]["error"].splitlines()[0],
-        }
-    else:
-        verdict = experiment.verdict([r for row in rows for r in row["records"]], typed)
     from ..results import ExperimentResult
 
     return ExperimentResult(
@@ -162,11 +153,23 @@ def run_experiment(
         preset=preset,
         config=typed,
         rows=rows,
-        outcome=verdict,
+        outcome=_judged(experiment, typed, rows),
         computed=outcome.computed,
         cached=outcome.cached,
         store=path,
     )
+
+
+def _judged(experiment: Any, config: Any, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The experiment's verdict on the rows' records, or ``incomplete`` when a job failed."""
+    failed = [row for row in rows if row["status"] != "done"]
+    if not failed:
+        return experiment.verdict([r for row in rows for r in row["records"]], config)
+    first = failed[0]["error"].splitlines()[0]
+    return {
+        "verdict": "incomplete",
+        "reason": f"{len(failed)} of {len(rows)} jobs failed; first error: {first}",
+    }
 
 
 def sweep(
@@ -200,11 +203,9 @@ def sweep(
     preset
         The preset the fields start from.
     executor
-        Where the jobs run: a name or an executor built with its options, as for
-        [`run_experiment`][attnsep.api.run_experiment].
+        Where the jobs run, as for [`run_experiment`][attnsep.api.run_experiment].
     store
-        The SQLite results database (created if missing); a job already in it is not computed
-        again.
+        The SQLite results database (created if missing); a stored job is not computed again.
     on_start
         Called as ``on_start(to_run, cached)`` once the jobs still to run are known.
     on_done
@@ -213,8 +214,7 @@ def sweep(
     Returns
     -------
     SweepResult
-        The grid points, the stored rows of its jobs, what was computed and what was cached;
-        ``report()`` is the command's JSON object.
+        The grid points, their jobs' stored rows, how many computed and cached; ``report()``.
     """
     from ..engine.jobs import sweep_jobs
     from ..engine.sweep import executor_for, run_into
@@ -226,15 +226,10 @@ def sweep(
     path, rows, outcome = run_into(jobs, store, engine, on_start=on_start, on_done=on_done)
     from ..results import SweepResult
 
+    points = tuple(c.model_dump(mode="json") for c in configs)
+    keys = tuple(job.key for job in jobs)
     return SweepResult(
-        experiment=experiment,
-        preset=preset,
-        configs=tuple(c.model_dump(mode="json") for c in configs),
-        rows=rows,
-        computed=outcome.computed,
-        cached=outcome.cached,
-        store=path,
-        job_hashes=tuple(job.key for job in jobs),
+        experiment, preset, points, rows, outcome.computed, outcome.cached, path, keys
     )
 
 

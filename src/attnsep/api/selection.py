@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,10 +44,7 @@ def train_selector(
 ) -> SelectorResult:
     """Train the one-layer selector on q-sparse averaging and evaluate it (SPEC B3, B5.3).
 
-    The computation of ``attnsep select train``: ``seeds`` replicas trained at once from
-    ``W = 0``, then the losses on the fixed evaluation sets of ``eval_size`` sequences at ``T``
-    and at every length in ``eval_lengths``. A fixed PE table is drawn for positions up to the
-    longest length; the rows beyond ``T`` are never trained.
+    The computation of ``attnsep select train``: replicas trained at once from ``W = 0``.
 
     Parameters
     ----------
@@ -61,11 +59,12 @@ def train_selector(
     pe
         ``stochastic`` or ``fixed``.
     seeds
-        Number of replicas, trained at once.
+        Number of replicas, trained at once; the result holds each one's ``W``, curve, losses.
     seed
         Base seed of the training and of the evaluation sets.
     eval_lengths
-        Lengths ``T'`` to evaluate at besides ``T`` (length generalization).
+        Lengths ``T'`` to evaluate at besides ``T`` (length generalization); a fixed PE
+        table covers the longest, its rows beyond ``T`` never trained.
     eval_size
         Evaluation sequences per length.
     save
@@ -75,45 +74,52 @@ def train_selector(
     force
         Run even when training needs more memory than is available (else ``ValueError``).
     **options
-        Any other field of ``attnsep.train.selection.SelectionTrainConfig``: ``pe_kind``,
-        ``trainable`` (``full``, ``position``), ``objective`` (``sgd``, ``population``),
-        ``steps``, ``batch``, ``lr``.
-
-    Returns
-    -------
-    SelectorResult
-        ``W``, the training curve and the losses per replica and length; ``report()`` is the
-        command's JSON object.
+        Any other field of ``attnsep.train.selection.SelectionTrainConfig`` (``steps``,
+        ``batch``, ``lr``, ...; ``attnsep select train --help`` lists each with its help).
     """
     named = {"d": d, "T": T, "q": q, "pe": pe, "pe_dim": pe_dim, "seeds": seeds, "seed": seed}
     config = config_of(SelectionTrainConfig, named, options)
-    lengths = list(dict.fromkeys([T, *int_values("eval length", eval_lengths, max(q, 1))]))
+    lengths = _evaluation_lengths(T, q, eval_lengths, eval_size)
+    if pe == "fixed":  # the table covers the longest length
+        fixed = {**named, "fixed_positions": max(lengths)}
+        config = config_of(SelectionTrainConfig, fixed, options)
+    compute = partial(_train_and_evaluate, config, progress, lengths, eval_size)
+    given = {"save": save, "progress": progress, "steps": config.steps}
+    return guarded_run(compute, _selector_guard(config, lengths, eval_size), force, **given)
+
+
+def _evaluation_lengths(T: int, q: int, others: Iterable[int], eval_size: int) -> list[int]:
+    """``T`` and the other lengths to evaluate at, each once, checked with the size."""
+    lengths = list(dict.fromkeys([T, *int_values("eval length", others, max(q, 1))]))
     int_at_least("eval size", eval_size, 2)
-    if pe == "fixed":
-        config = config_of(
-            SelectionTrainConfig, {**named, "fixed_positions": max(lengths)}, options
-        )
-    what = f"selector training at T={T}, m_p={pe_dim}, batch {config.batch}, {seeds} seeds"
+    return lengths
+
+
+def _selector_guard(
+    config: SelectionTrainConfig, lengths: list[int], eval_size: int
+) -> tuple[str, float, float, str]:
+    """``guarded_run``'s guard of a selector's training and evaluation."""
+    what = f"selector training at T={config.T}, m_p={config.pe_dim}, batch {config.batch}"
     peak = selection_peak(config) + selection_evaluation_peak(config, lengths, eval_size)
     knobs = "seeds, steps, batch, T, pe_dim, eval lengths or eval size"
+    return f"{what}, {config.seeds} seeds", peak, _selector_seconds(config), knobs
 
-    def compute() -> SelectorResult:
-        from ..core.device import torch_threads
-        from ..metrics.selection import evaluate_lengths
-        from ..results import SelectorResult
-        from ..tasks.selection import TokenSelection
-        from ..train.selection import train
 
-        start = time.perf_counter()
-        with torch_threads(1):
-            result = train(config, progress)
-            task = TokenSelection.of(config)
-            rows = evaluate_lengths(result.W, task, result.encodings, lengths, seed, eval_size)
-        return SelectorResult(result, tuple(rows), time.perf_counter() - start, eval_size)
+def _train_and_evaluate(
+    config: SelectionTrainConfig, progress: Progress | None, lengths: list[int], eval_size: int
+) -> SelectorResult:
+    from ..core.device import torch_threads
+    from ..metrics.selection import evaluate_lengths
+    from ..results import SelectorResult
+    from ..tasks.selection import TokenSelection
+    from ..train.selection import train
 
-    guard = (what, peak, _selector_seconds(config), knobs)
-    given = {"save": save, "progress": progress, "steps": config.steps}
-    return guarded_run(compute, guard, force, **given)
+    start = time.perf_counter()
+    with torch_threads(1):
+        result = train(config, progress)
+        task = TokenSelection.of(config)
+        rows = evaluate_lengths(result.W, task, result.encodings, lengths, config.seed, eval_size)
+    return SelectorResult(result, tuple(rows), time.perf_counter() - start, eval_size)
 
 
 def _selector_seconds(config: SelectionTrainConfig) -> float:

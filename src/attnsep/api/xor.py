@@ -4,6 +4,7 @@ A6; ``attnsep xor ...``)."""
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -62,9 +63,8 @@ def xor_one_step(
         Run even when the step needs more memory than is available or is priced above an
         hour (``core.resources``); otherwise such a call raises ``ValueError`` at once.
     **options
-        Any other field of ``attnsep.train.one_step.OneStepConfig``: ``eta``, ``eta_scale``,
-        ``samples`` (an empirical step on that many samples), ``support``, ``k``, ``noise``,
-        ``init``, ``success_tol``, ``dtype``, ``device``, ``replica_batch``.
+        Any other field of ``attnsep.train.one_step.OneStepConfig`` (``eta``, ``samples``,
+        ``support``, ``k``, ...; ``attnsep xor one-step --help`` lists each with its help).
 
     Returns
     -------
@@ -85,14 +85,14 @@ def xor_one_step(
     knobs = "seeds, m or d" + (" (or keep no embeddings: no save)" if keep else "")
     what = f"one step at d={d}, m={m}, {seeds} seeds"
     guard = (what, one_step_peak(config, keep), seconds, knobs)
+    return guarded_run(partial(_one_step, config, keep), guard, force, save=save)
 
-    def compute() -> XorStepResult:
-        from ..results import XorStepResult
-        from ..train.one_step import run_one_step
 
-        return XorStepResult(run_one_step(config, keep_embeddings=keep))
+def _one_step(config: OneStepConfig, keep: bool) -> XorStepResult:
+    from ..results import XorStepResult
+    from ..train.one_step import run_one_step
 
-    return guarded_run(compute, guard, force, save=save)
+    return XorStepResult(run_one_step(config, keep_embeddings=keep))
 
 
 def xor_train(
@@ -139,16 +139,13 @@ def xor_train(
     force
         Run even when training needs more memory than is available (else ``ValueError``).
     **options
-        Any other field of ``attnsep.train.xor_train.XorTrainConfig``: ``k``,
-        ``gradient`` (``population``, ``fresh``, ``fixed``), ``samples``, ``cube_fraction``,
-        ``batch``, ``optimizer`` (``gd``, ``adam``), ``eta``, ``eta_scale``, ``init``,
-        ``noise``, ``success_tol``, ``stop_at_success``, ``dtype``, ``device``.
+        Any other field of ``attnsep.train.xor_train.XorTrainConfig`` (``k``, ``gradient``,
+        ``optimizer``, ``eta``, ...; ``attnsep xor train --help`` lists each with its help).
 
     Returns
     -------
     XorTrainResult
-        Trajectories per replica and step (``raw``); ``report()`` is the command's JSON object
-        (with the figures' paths), ``to_frame()`` one row per replica and step.
+        Trajectories (``raw``); ``report()``: the command's JSON, ``to_frame()``: rows per step.
     """
     named = {"d": d, "m": m, "seeds": seeds, "steps": steps, "seed": seed, "attention": attention}
     config = config_of(XorTrainConfig, named, options)
@@ -156,21 +153,23 @@ def xor_train(
         writable_folder(figures)
     what = f"xor training at d={d}, m={m}, {seeds} seeds, {steps} steps"
     guard = (what, xor_train_peak(config), None, "seeds, steps, m or d")
-
-    def compute() -> XorTrainResult:
-        from ..core.device import torch_threads
-        from ..results import XorTrainResult
-        from ..train.xor_train import train_xor
-
-        with torch_threads(1):  # many small tensors: one thread
-            result = XorTrainResult(train_xor(config, progress=progress))
-        if figures is None:
-            return result
-        drawn = tuple(str(path) for path in xor_train_figures(result, figures))
-        return dataclasses.replace(result, figures=drawn)
-
     given = {"forced_by": API_FORCE, "save": save, "progress": progress, "steps": config.steps}
-    return guarded_run(compute, guard, force, **given)
+    return guarded_run(partial(_train, config, progress, figures), guard, force, **given)
+
+
+def _train(
+    config: XorTrainConfig, progress: Progress | None, figures: str | Path | None
+) -> XorTrainResult:
+    from ..core.device import torch_threads
+    from ..results import XorTrainResult
+    from ..train.xor_train import train_xor
+
+    with torch_threads(1):  # many small tensors: one thread
+        result = XorTrainResult(train_xor(config, progress=progress))
+    if figures is None:
+        return result
+    drawn = tuple(str(path) for path in xor_train_figures(result, figures))
+    return dataclasses.replace(result, figures=drawn)
 
 
 def xor_train_figures(result: XorTrainResult, folder: str | Path) -> list[Path]:

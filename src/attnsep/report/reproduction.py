@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -166,11 +167,10 @@ def reproduce(
     on_start: Callable[[int, int], None] | None = None,
     on_done: Callable[[Job, dict[str, Any]], None] | None = None,
 ) -> Reproduction:
-    """Rerun the claims of both papers and write the report (``attnsep reproduce``): every
-    experiment's jobs at ``preset`` run into the store (stored ones are not run again), each
-    claim is judged from its records, and ``index.html`` and ``claims.json`` are written.
-    A run whose largest jobs side by side would need more memory than this machine has
-    available (each experiment's ``peak``) is refused before the store is opened.
+    """Rerun the claims of both papers, judge each from its records and write the report,
+    ``index.html`` and ``claims.json`` (``attnsep reproduce``): the claims, the report and the
+    jobs computed, cached and failed. A run whose largest jobs side by side need more memory
+    than is available (each experiment's ``peak``) is refused first.
 
     Parameters
     ----------
@@ -191,44 +191,49 @@ def reproduce(
     out
         The report folder.
     store
-        The SQLite results database (created if missing); a job already in it is not computed
-        again.
+        The SQLite results database (created if missing); a stored job is not computed again.
     executor
-        Where the jobs run: a name or an executor built with its options, as for
-        [`run_experiment`][attnsep.api.run_experiment].
+        Where the jobs run, as for [`run_experiment`][attnsep.api.run_experiment].
     on_start
         Called as ``on_start(to_run, cached)`` once the jobs still to run are known.
     on_done
         Called as ``on_done(job, row)`` after each finished job, with its stored row.
-
-    Returns
-    -------
-    Reproduction
-        The claims with their verdicts, the report's ``index.html``, and the jobs computed,
-        cached and failed.
     """
-    from ..engine.memory import check_memory
-    from ..engine.sweep import not_stored, run_sweep
+    from ..engine.sweep import run_sweep
     from .replication import seeds_for
 
     replicated = seeds_for(seed, seeds, replicate)
     chosen, groups, engine = planned(preset, names, seed, executor, replicated)
-    callback("on_start", on_start)
-    callback("on_done", on_done)
-    writable_folder(out, default=named(out, "out") == FOLDER)
-    jobs = [job for group in groups.values() for job in group]
-    check_memory(not_stored(jobs, store), engine, "the preset or the workers (--workers)")
+    jobs = ready_to_run(groups, store, engine, out, (on_start, on_done))
     last = {"preset": preset, "names": chosen, "seed": seed, "seeds": replicated}
     started = time.time()
-    db = Store(store)
-    try:
+    with closing(Store(store)) as db:
         outcome = run_sweep(jobs, db, engine, on_start=on_start, on_done=on_done)
         claims, index = remember_and_judge(db, last, Path(out), engine)
-    finally:
-        db.close()
     counts = (outcome.computed, outcome.cached, len(outcome.failed), time.time() - started)
     replication = tuple(replicated) if replicated else None
     return Reproduction(preset, tuple(chosen), seed, tuple(claims), index, *counts, replication)
+
+
+def ready_to_run(
+    groups: dict[str, list[Job]],
+    store: str | Path,
+    engine: Executor,
+    out: str | Path,
+    callbacks: tuple[Any, Any],
+) -> list[Job]:
+    """The jobs of a reproduction, once the last checks before anything is written have passed:
+    its callbacks, its report folder, and the memory its largest jobs still to run need side by
+    side."""
+    from ..engine.memory import check_memory
+    from ..engine.sweep import not_stored
+
+    jobs = [job for group in groups.values() for job in group]
+    for name, function in zip(("on_start", "on_done"), callbacks, strict=True):
+        callback(name, function)
+    writable_folder(out, default=named(out, "out") == FOLDER)
+    check_memory(not_stored(jobs, store), engine, "the preset or the workers (--workers)")
+    return jobs
 
 
 def remember_and_judge(
