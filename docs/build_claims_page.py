@@ -287,11 +287,27 @@ Beside = tuple[str, dict[str, str]]
 
 def beside_verdicts(folder: Path) -> Beside:
     """The heading (``standard, 5 seeds``) and the published verdict of each claim of the report
-    in ``folder``."""
+    in ``folder``, or of a summary page this script wrote (``docs/claims.md``)."""
+    if folder.suffix == ".md" and folder.is_file():
+        return page_verdicts(folder.read_text())
     preset, claims = load(folder)
     seeds = max((len(c["replication"]["seeds"]) for c in claims if c.get("replication")), default=1)
     heading = preset + (f", {seeds} seeds" if seeds > 1 else "")
     return heading, {c["claim"]: c["verdict"] for c in claims}
+
+
+def page_verdicts(summary: str) -> Beside:
+    """``beside_verdicts`` of a summary page: its preset, its seeds column's count, and each
+    row's claim and first verdict."""
+    preset = re.search(r"as the `([^`]+)` preset", summary)
+    rows = re.findall(
+        r'^\| \[([^\]]+)\]\([^)]*\) \|.*?<span class="verdict [^"]*">([^<]+)<', summary, re.M
+    )
+    if preset is None or not rows:
+        raise ValueError("the page beside is not a claims summary of build_claims_page.py")
+    seeds = re.search(r"\| (\d+)/(\d+): ", summary)
+    heading = preset[1] + (f", {seeds[2]} seeds" if seeds and int(seeds[2]) > 1 else "")
+    return heading, {claim.replace("\\", ""): html.unescape(verdict) for claim, verdict in rows}
 
 
 def summary_page(
@@ -300,9 +316,11 @@ def summary_page(
     assets: str,
     cost: str | None = None,
     beside: Beside | None = None,
+    note: str | None = None,
 ) -> str:
     """The summary: one table row per claim, ``rows`` of (claim, its page's file name), what the
-    run cost (``run_cost``) when known, and ``beside`` another report's verdicts."""
+    run cost (``run_cost``) when known, ``note`` under it, and ``beside`` another report's
+    verdicts."""
     lines = [
         "# Claims",
         "",
@@ -323,6 +341,7 @@ def summary_page(
         "REPORT_FOLDER ...`.",
         "",
         *([cost, ""] if cost else []),
+        *([note, ""] if note else []),
         *([unrated, ""] if (unrated := unrated_line([claim for claim, _ in rows])) else []),
     ]
     replicated = any(claim.get("replication") for claim, _ in rows)
@@ -393,10 +412,12 @@ def build(
     assets: Path,
     store: Path | None = None,
     beside: Path | None = None,
+    note: str | None = None,
 ) -> int:
     """Write the summary ``page`` and, under ``assets``, one page per claim and the figures;
     the number of claims. ``store``: the run's results database, for its cost; ``beside``:
-    another report, whose verdicts the summary shows in a column."""
+    another report (or summary page), whose verdicts the summary shows in a column; ``note``: a
+    paragraph under the cost (e.g. what of the run is still to come)."""
     reports = [(folder, *load(folder)) for folder in folders]
     cost = None if store is None else run_cost(store)
     other = None if beside is None else beside_verdicts(beside)
@@ -429,7 +450,7 @@ def build(
         presets = sorted({preset for _, preset, _ in reports})
         rows = [(claim, name) for claim, name, _ in entries]
         to_assets = Path(os.path.relpath(assets, page.parent)).as_posix()
-        (staging / SUMMARY).write_text(summary_page(presets, rows, to_assets, cost, other))
+        (staging / SUMMARY).write_text(summary_page(presets, rows, to_assets, cost, other, note))
         shutil.rmtree(assets, ignore_errors=True)
         (staging / SUMMARY).replace(page)
         staging.rename(assets)
@@ -444,10 +465,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--page", type=Path, default=DOCS / "claims.md")
     parser.add_argument("--assets", type=Path, default=DOCS / "claims")
     parser.add_argument("--store", type=Path, help="the run's results database (its cost)")
-    parser.add_argument("--beside", type=Path, help="another report folder: its verdicts beside")
+    parser.add_argument(
+        "--beside", type=Path, help="another report folder or summary page: its verdicts beside"
+    )
+    parser.add_argument("--note", help="a paragraph under the run's cost")
     args = parser.parse_args(argv)
     try:
-        count = build(args.reports, args.page, args.assets, args.store, args.beside)
+        count = build(args.reports, args.page, args.assets, args.store, args.beside, args.note)
     except (ValueError, KeyError, json.JSONDecodeError, sqlite3.Error) as err:
         sys.stderr.write(f"error: {err}\n")
         return 2

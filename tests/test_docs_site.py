@@ -136,6 +136,33 @@ def test_the_summary_shows_another_reports_verdicts_beside(report: Path, tmp_pat
     assert claims_page.main([str(report), *args, "--beside", str(tmp_path / "none")]) == 2
 
 
+def test_a_summary_page_serves_as_the_report_beside(report: Path, tmp_path: Path) -> None:
+    """``--beside docs/claims.md``: the verdicts of a summary page this script wrote, headed as
+    the report it was built from; ``--note``: a paragraph under the run's cost."""
+    other = tmp_path / "other"
+    other.mkdir()
+    seeds = {"seeds": [4, 5, 6, 7, 8], "verdicts": ["not reproduced"] * 4 + ["inconclusive"]}
+    replication = {**seeds, "agreement": "4/5", "needed": 4}
+    replicated = claim(verdict="not reproduced", replication=replication, figures=[])
+    (other / "claims.json").write_text(json.dumps({"preset": "standard", "claims": [replicated]}))
+    docs = tmp_path / "docs"
+    first = ["--page", str(docs / "claims.md"), "--assets", str(docs / "claims")]
+    assert claims_page.main([str(other), *first]) == 0
+    assert claims_page.beside_verdicts(docs / "claims.md") == (
+        "standard, 5 seeds",
+        {"X1": "not reproduced"},
+    )
+    args = ["--page", str(docs / "full.md"), "--assets", str(docs / "full")]
+    beside = ["--beside", str(docs / "claims.md"), "--note", "Two batches are still to run."]
+    assert claims_page.main([str(report), *args, *beside]) == 0
+    summary = (docs / "full.md").read_text()
+    assert "\n\nTwo batches are still to run.\n\n" in summary
+    x1 = next(line for line in summary.splitlines() if line.startswith("| [X1]"))
+    assert '<span class="verdict not-reproduced">not reproduced</span> | 0.90 / 0.01 |' in x1
+    (docs / "plain.md").write_text("# Not a summary\n")
+    assert claims_page.main([str(report), *args, "--beside", str(docs / "plain.md")]) == 2
+
+
 def store_of(path: Path, jobs: list[tuple[float, float, float, str]]) -> Path:
     """A results database holding ``jobs`` as (started, finished, seconds, status)."""
     with sqlite3.connect(path) as db:
