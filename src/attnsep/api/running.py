@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ..engine.executors import Executor
     from ..engine.jobs import Job
     from ..engine.plan import Plan
+    from ..experiments.base import Experiment, ExperimentConfig
     from ..report.text_table import TextTable
     from ..results import (
         ExperimentResult,
@@ -160,7 +161,9 @@ def run_experiment(
     )
 
 
-def _judged(experiment: Any, config: Any, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def _judged(
+    experiment: Experiment[Any], config: ExperimentConfig, rows: Sequence[dict[str, Any]]
+) -> dict[str, Any]:
     """The experiment's verdict on the rows' records, or ``incomplete`` when a job failed."""
     failed = [row for row in rows if row["status"] != "done"]
     if not failed:

@@ -99,10 +99,10 @@ def _selector_guard(
     config: SelectionTrainConfig, lengths: list[int], eval_size: int
 ) -> tuple[str, float, float, str]:
     """``guarded_run``'s guard of a selector's training and evaluation."""
-    what = f"selector training at T={config.T}, m_p={config.pe_dim}, batch {config.batch}"
+    size = f"T={config.T}, m_p={config.pe_dim}, batch {config.batch}, {config.seeds} seeds"
     peak = selection_peak(config) + selection_evaluation_peak(config, lengths, eval_size)
     knobs = "seeds, steps, batch, T, pe_dim, eval lengths or eval size"
-    return f"{what}, {config.seeds} seeds", peak, _selector_seconds(config), knobs
+    return f"selector training at {size}", peak, _selector_seconds(config), knobs
 
 
 def _train_and_evaluate(

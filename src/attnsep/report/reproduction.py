@@ -204,7 +204,7 @@ def reproduce(
 
     replicated = seeds_for(seed, seeds, replicate)
     chosen, groups, engine = planned(preset, names, seed, executor, replicated)
-    jobs = ready_to_run(groups, store, engine, out, (on_start, on_done))
+    jobs = ready_to_run(groups, store, engine, out, on_start, on_done)
     last = {"preset": preset, "names": chosen, "seed": seed, "seeds": replicated}
     started = time.time()
     with closing(Store(store)) as db:
@@ -220,7 +220,8 @@ def ready_to_run(
     store: str | Path,
     engine: Executor,
     out: str | Path,
-    callbacks: tuple[Any, Any],
+    on_start: Callable[[int, int], None] | None,
+    on_done: Callable[[Job, dict[str, Any]], None] | None,
 ) -> list[Job]:
     """The jobs of a reproduction, once the last checks before anything is written have passed:
     its callbacks, its report folder, and the memory its largest jobs still to run need side by
@@ -229,8 +230,8 @@ def ready_to_run(
     from ..engine.sweep import not_stored
 
     jobs = [job for group in groups.values() for job in group]
-    for name, function in zip(("on_start", "on_done"), callbacks, strict=True):
-        callback(name, function)
+    callback("on_start", on_start)
+    callback("on_done", on_done)
     writable_folder(out, default=named(out, "out") == FOLDER)
     check_memory(not_stored(jobs, store), engine, "the preset or the workers (--workers)")
     return jobs
