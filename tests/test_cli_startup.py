@@ -96,32 +96,6 @@ def test_a_computing_command_does_load_torch() -> None:
     assert exit_code == 0 and "torch" in loaded
 
 
-def test_the_command_list_loads_no_command() -> None:
-    """``attnsep --help`` lists the commands with their help, read from their modules' source:
-    none of those modules is imported."""
-    code = (
-        "import contextlib, io, json, sys\n"
-        "from attnsep.cli import main\n"
-        "with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.suppress(SystemExit):\n"
-        "    main(['--help'])\n"
-        "loaded = sorted(m for m in sys.modules if m.startswith('attnsep.'))\n"
-        "print(json.dumps([loaded, out.getvalue()]))"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    loaded, shown = json.loads(done.stdout.splitlines()[-1])
-    assert loaded == ["attnsep.cli"]
-    assert "Fully-connected ReLU baselines" in shown and "The experiments and the" in shown
-
-
-def test_the_listed_help_is_the_commands_help() -> None:
-    """What ``--help`` lists without loading a command is the help the loaded command has."""
-    from attnsep.cli import COMMANDS, load
-
-    for name, (_, _, help) in COMMANDS.items():
-        assert help and load(name).help == help, name
-
-
 def test_list_names_what_the_registry_holds() -> None:
     """``attnsep list`` reads every experiment's name, claim, title, paper and companions from
     pure data (``built_ins``, so that ``list`` loads no numpy); they are the registry's, and each

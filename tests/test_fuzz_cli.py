@@ -133,9 +133,7 @@ def commands() -> Iterator[tuple[str, Any]]:
     root = typer.main.get_command(attnsep.cli.app)
 
     def walk(group: Any, path: tuple[str, ...]) -> Iterator[tuple[str, Any]]:
-        names = list(attnsep.cli.COMMANDS) if not path else list(group.commands)
-        for name in names:
-            command = group.commands[name]  # loads a lazily listed command
+        for name, command in group.commands.items():
             if hasattr(command, "commands"):
                 yield from walk(command, (*path, name))
             else:

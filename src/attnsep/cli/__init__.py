@@ -1,74 +1,18 @@
 """The ``attnsep`` command: parse, call the library, print. Bad input exits 2 with one line.
 
-A command's module is imported when that command runs; the list of commands (``--help``)
-reads each one's help from ``COMMANDS``. So ``--help``, ``list`` and bad input
-answer without loading what other commands need (DESIGN.md, "Cheap to start").
+The command modules import torch, numpy, pandas and the rest inside the commands that use
+them, so ``--help``, ``list`` and bad input answer without them (DESIGN.md, "Cheap to start").
 """
 
 from __future__ import annotations
 
 import sys
-from importlib import import_module
-from typing import Any, cast
+from collections.abc import Callable
+from typing import Any
 
 import typer
-from typer.core import TyperCommand, TyperGroup
 
-COMMANDS = {  # name: (module of attnsep.cli, a command function or a typer.Typer in it, help)
-    "reproduce": ("engine", "reproduce", "Rerun every claim of both papers; write the report."),
-    "sweep": ("engine", "sweep", "Run an experiment over a grid of its config fields."),
-    "report": ("engine", "report", "Rebuild the last reproduction's report from the store."),
-    "list": ("engine", "list_experiments", "The experiments and the claim each reproduces."),
-    "show": ("engine", "show_experiment", "An experiment's config fields, presets and cost."),
-    "xor": ("xor", "app", "Sparse XOR / k-sparse parity with the query-vector attention model."),
-    "select": ("select", "app", "Sparse token selection: the one-layer selector, FCN bounds."),
-    "frontier": ("baselines", "frontier", "Parameters needed vs problem size: attention vs FCN."),
-    "runs": ("engine", "runs", "Inspect and export the results store."),
-    "fcn": ("baselines", "fcn", "Fully-connected ReLU baselines on sparse XOR and selection."),
-}
-"""The commands as pure data: ``--help`` lists them without importing their modules."""
-
-
-def load(name: str) -> Any:
-    """Command ``name``, its module imported, built as the top-level group would build it."""
-    module, attribute, help = COMMANDS[name]
-    target = getattr(import_module(f"{__name__}.{module}"), attribute)
-    parent = typer.Typer(add_completion=False)
-    if isinstance(target, typer.Typer):
-        parent.add_typer(target, name=name, help=help)
-        return cast(TyperGroup, typer.main.get_command(parent)).commands[name]
-    parent.command(name, help=help)(target)
-    return typer.main.get_command(parent)
-
-
-class Listed(TyperCommand):
-    """A command not yet loaded: its name and its help (``COMMANDS``)."""
-
-
-class Commands(dict):
-    """The commands by name; looking one up with ``[]`` loads it (``.get`` does not)."""
-
-    def __getitem__(self, name: str) -> Any:
-        command = super().__getitem__(name)
-        if isinstance(command, Listed):
-            command = self[name] = load(name)
-        return command
-
-
-class Group(TyperGroup):
-    """The top-level group: lists every command, loads only the one that runs."""
-
-    def __init__(self, **attrs: Any) -> None:
-        super().__init__(**attrs)
-        listed = {name: Listed(name, help=help) for name, (_, _, help) in COMMANDS.items()}
-        self.commands = Commands(listed)
-
-    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
-        """The command that runs, loaded; an unknown name is an error with suggestions."""
-        name = args[0] if args else None
-        if name in COMMANDS:
-            return name, self.commands[name], args[1:]
-        return super().resolve_command(ctx, args)
+from . import baselines, engine, select, xor
 
 
 def print_version(asked: bool) -> None:
@@ -83,18 +27,34 @@ VERSION = typer.Option(False, "--version", callback=print_version, is_eager=True
 
 
 def top(version: bool = VERSION) -> None:
-    """The options before a command (the commands come from ``Group``)."""
+    """The options before a command."""
 
 
 app = typer.Typer(
     name="attnsep",
     help="Attention-vs-FCN separations as rerunnable experiments.",
-    cls=Group,
     callback=top,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+COMMANDS: list[tuple[str, Callable[..., Any], str]] = [
+    ("reproduce", engine.reproduce, "Rerun every claim of both papers; write the report."),
+    ("sweep", engine.sweep, "Run an experiment over a grid of its config fields."),
+    ("report", engine.report, "Rebuild the last reproduction's report from the store."),
+    ("list", engine.list_experiments, "The experiments and the claim each reproduces."),
+    ("show", engine.show_experiment, "An experiment's config fields, presets and cost."),
+]
+for name, command, help in COMMANDS:
+    app.command(name, help=help)(command)
+for name, group, help in [
+    ("xor", xor.app, "Sparse XOR / k-sparse parity with the query-vector attention model."),
+    ("select", select.app, "Sparse token selection: the one-layer selector, FCN bounds."),
+    ("frontier", baselines.frontier, "Parameters needed vs problem size: attention vs FCN."),
+    ("runs", engine.runs, "Inspect and export the results store."),
+    ("fcn", baselines.fcn, "Fully-connected ReLU baselines on sparse XOR and selection."),
+]:
+    app.add_typer(group, name=name, help=help)
 
 
 class Terminated(BaseException):

@@ -13,7 +13,7 @@ from ..configs import SelectionFCNConfig, XorFCNConfig
 from .common import FORCE, JSON, QUIET, output, print_result, steps_bar
 from .options import options_of
 
-fcn = typer.Typer(no_args_is_help=True)  # its help: ``cli.COMMANDS``
+fcn = typer.Typer(no_args_is_help=True)  # its help: ``cli.app``
 frontier = typer.Typer(no_args_is_help=True)
 
 

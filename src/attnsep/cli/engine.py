@@ -8,17 +8,7 @@ import typer
 
 from .. import api
 from ..configs import PRESET_HELP, require
-from .common import (
-    JSON,
-    QUIET,
-    console,
-    emit_json,
-    fail,
-    output,
-    print_result,
-    running,
-    show,
-)
+from .common import JSON, QUIET, console, emit_json, fail, output, print_result, running, show
 from .options import options_of
 
 EXPERIMENT = typer.Argument(..., help="Experiment (`attnsep list`; its config: `attnsep show`).")
@@ -100,7 +90,7 @@ def sweep(
         raise typer.Exit(1)
 
 
-runs = typer.Typer(no_args_is_help=True)  # its help: ``cli.COMMANDS``
+runs = typer.Typer(no_args_is_help=True)  # its help: ``cli.app``
 
 
 @runs.command("list")

@@ -1,5 +1,6 @@
 """Command options whose default, help and type the library writes once: a config model's
-fields or an API function's parameters (its signature and its docstring's ``Parameters``)."""
+fields or an API function's parameters (its signature and its docstring's ``Parameters``);
+and their text parsed, each parser naming the flag in its one-line ``ValueError``."""
 
 from __future__ import annotations
 
@@ -14,8 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Union, get_args, get
 
 import typer
 
-from ..configs import Word, allowed
-from .parse import int_list, word_or_number
+from ..configs import Word, allowed, require
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -153,3 +153,24 @@ def options_of(
         return run
 
     return decorate
+
+
+def int_list(flag: str, text: str) -> list[int]:
+    """``16,32,64`` -> ``[16, 32, 64]``; else one error line. The values' bounds and order are
+    the library's to check, with the other input."""
+    parts = [p.strip() for p in text.split(",")]
+    ok = all(p.removeprefix("-").isdecimal() for p in parts)
+    require(ok, f"{flag} must be comma-separated integers, got {text!r}")
+    return [int(p) for p in parts]
+
+
+def word_or_number(flag: str, text: str, word: str, number: type) -> Any:
+    """``word`` (``None``: the library's rule) or a number of type ``number`` (``int`` or
+    ``float``); its bounds are the library's to check."""
+    if text == word:
+        return None
+    try:
+        return number(text)
+    except ValueError:
+        kind = "an integer" if number is int else "a number"
+        raise ValueError(f"{flag} must be {word!r} or {kind}, got {text!r}") from None

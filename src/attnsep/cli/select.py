@@ -9,10 +9,9 @@ import typer
 from .. import api
 from ..configs import SelectionTrainConfig
 from .common import FORCE, JSON, QUIET, output, steps_bar
-from .options import options_of
-from .parse import int_list
+from .options import int_list, options_of
 
-app = typer.Typer(no_args_is_help=True)  # its help: ``cli.COMMANDS``
+app = typer.Typer(no_args_is_help=True)  # its help: ``cli.app``
 
 
 @app.command("train")

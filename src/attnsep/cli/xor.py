@@ -12,7 +12,7 @@ from ..configs import OneStepConfig, V1Config, XorTrainConfig
 from .common import FORCE, JSON_TABLE, QUIET, output, steps_bar
 from .options import options_of
 
-app = typer.Typer(no_args_is_help=True)  # its help: ``cli.COMMANDS``
+app = typer.Typer(no_args_is_help=True)  # its help: ``cli.app``
 
 
 @app.command("one-step")
