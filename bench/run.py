@@ -60,6 +60,8 @@ BENCHMARKS = {
     "fresh master seeds, quick preset (opt-in, ~10 min; its store is reused on a rerun)",
     "full_jobs": "target 15: each experiment's largest full job, planned (from the smaller "
     "presets' timings) vs measured (its published timing; bench/run_full_job.py runs it)",
+    "worker_gc": "target 18: a pool worker's garbage collection after a job, what outlived the "
+    "earlier jobs frozen vs the whole heap scanned",
 }
 OPT_IN = {"standard_xor", "standard", "kparity", "calibration_reality"}
 

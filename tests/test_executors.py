@@ -149,9 +149,24 @@ def test_after_each_job_a_worker_hands_the_memory_it_freed_back(monkeypatch):
     assert release_freed_memory()
     assert resident_bytes() < held - 100 * 2**20
     trims = []
-    monkeypatch.setattr(executors, "release_freed_memory", lambda: trims.append(1))
+    monkeypatch.setattr(executors, "release_freed_memory", lambda **_: trims.append(1))
     rows = list(InlineExecutor().map(tiny_jobs(1)))
     assert [row["status"] for _, row in rows] == ["done"] and trims == [1]
+
+
+def test_a_pool_worker_freezes_what_outlives_a_job_and_this_process_does_not():
+    """After a job a pool worker's survivors are frozen, so its next collections scan only new
+    objects; jobs run inline leave this process's collector as it was."""
+    import gc
+
+    frozen_here = gc.get_freeze_count()
+    list(InlineExecutor().map(tiny_jobs(1)))
+    assert gc.get_freeze_count() == frozen_here
+    with executors.spawn_pool(1) as pool:
+        before = pool.submit(gc.get_freeze_count).result()
+        row = pool.submit(executors.execute, tiny_jobs(1)[0]).result()
+        after = pool.submit(gc.get_freeze_count).result()
+    assert row["status"] == "done" and before == 0 and after > 10_000
 
 
 def test_a_dead_worker_is_named_by_the_jobs_it_may_have_run():

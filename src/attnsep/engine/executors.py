@@ -64,6 +64,12 @@ def load(experiment: str) -> base.Experiment[Any]:
     return base.get(experiment)
 
 
+FREEZE_AFTER_JOBS = False
+"""Whether this process freezes what survives each job's garbage collection
+(``core.resources.release_freed_memory``): a pool worker's does (:func:`start_worker`), this
+process running jobs inline does not."""
+
+
 def execute(job: Job) -> dict[str, Any]:
     """Run one job and return its store row (``status`` ``done`` or ``failed``)."""
     with contextlib.suppress(Exception):  # an unknown name fails below, as the job's error
@@ -81,7 +87,8 @@ def execute(job: Job) -> dict[str, Any]:
         records, status = None, "failed"
         error = f"{type(err).__name__}: {err}\n{traceback.format_exc(limit=5)}"
     finished = time.time()
-    release_freed_memory()  # a worker's next job starts from the memory it had before this one
+    # a worker's next job starts from the memory it had before this one
+    release_freed_memory(freeze=FREEZE_AFTER_JOBS)
     env = environment()
     return {
         "experiment": job.experiment,
@@ -223,7 +230,10 @@ def spawn_pool(size: int) -> ProcessPoolExecutor:
 def start_worker(parent: int) -> None:
     """A pool worker's initializer: it exits with ``parent`` (:func:`exit_with_parent`) and hands
     freed memory back every :data:`TRIM_PERIOD` seconds, so that its jobs' resident memory is
-    what they hold, not what glibc's heap kept of what they freed."""
+    what they hold, not what glibc's heap kept of what they freed; the objects that outlive
+    a job are frozen, out of the next collections' scan (:data:`FREEZE_AFTER_JOBS`)."""
+    global FREEZE_AFTER_JOBS
+    FREEZE_AFTER_JOBS = True
     exit_with_parent(parent)
     keep_releasing_freed_memory(TRIM_PERIOD)
 
