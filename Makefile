@@ -27,7 +27,7 @@ reproduce-full: install
 	$(VENV)/bin/attnsep reproduce --full --out results/report-full --store results/full.sqlite
 	$(PY) docs/build_claims_page.py results/report-full --store results/full.sqlite \
 		--page docs/claims-full.md --assets docs/claims-full \
-		$(if $(wildcard $(REPLICATION)/claims.json),--beside $(REPLICATION))
+		--beside $(if $(wildcard $(REPLICATION)/claims.json),$(REPLICATION),docs/claims.md)
 
 test: install
 	$(PY) -m pytest
