@@ -45,16 +45,19 @@ COMMANDS: list[tuple[str, Callable[..., Any], str]] = [
     ("list", engine.list_experiments, "The experiments and the claim each reproduces."),
     ("show", engine.show_experiment, "An experiment's config fields, presets and cost."),
 ]
-for name, command, help in COMMANDS:
-    app.command(name, help=help)(command)
-for name, group, help in [
+"""The commands of their own: name, function, help."""
+GROUPS: list[tuple[str, typer.Typer, str]] = [
     ("xor", xor.app, "Sparse XOR / k-sparse parity with the query-vector attention model."),
     ("select", select.app, "Sparse token selection: the one-layer selector, FCN bounds."),
     ("frontier", baselines.frontier, "Parameters needed vs problem size: attention vs FCN."),
     ("runs", engine.runs, "Inspect and export the results store."),
     ("fcn", baselines.fcn, "Fully-connected ReLU baselines on sparse XOR and selection."),
-]:
-    app.add_typer(group, name=name, help=help)
+]
+"""The commands with subcommands: name, group, help."""
+for name, command, text in COMMANDS:
+    app.command(name, help=text)(command)
+for name, group, text in GROUPS:
+    app.add_typer(group, name=name, help=text)
 
 
 class Terminated(BaseException):
