@@ -26,7 +26,7 @@ def test_the_first_screen_has_the_two_commands_the_verdicts_and_the_report() -> 
 
 def test_the_readme_names_every_command_of_the_help() -> None:
     named = set(re.findall(r"`(\w+)`", README))
-    commands = set(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+    commands = set(typer.main.get_command(app).commands)
     assert commands <= named, sorted(commands - named)
 
 

@@ -54,10 +54,11 @@ GROUPS: list[tuple[str, typer.Typer, str]] = [
     ("fcn", baselines.fcn, "Fully-connected ReLU baselines on sparse XOR and selection."),
 ]
 """The commands with subcommands: name, group, help."""
-for name, command, text in COMMANDS:
-    app.command(name, help=text)(command)
-for name, group, text in GROUPS:
-    app.add_typer(group, name=name, help=text)
+for _name, _command, _help in COMMANDS:
+    app.command(_name, help=_help)(_command)
+for _name, _group, _help in GROUPS:
+    app.add_typer(_group, name=_name, help=_help)
+del _name, _command, _group, _help
 
 
 class Terminated(BaseException):
