@@ -167,3 +167,40 @@ def test_a_word_option_spells_the_configs_none() -> None:
         command(eta="auto", samples="1.5", support=None)
     with pytest.raises(ValueError, match=r"^--eta must be 'auto' or a number, got 'fast'$"):
         command(eta="fast", samples="population", support=None)
+
+
+@pytest.mark.parametrize(
+    ("path", "model", "left_out"),
+    [
+        (("xor", "one-step"), OneStepConfig, set()),
+        (("xor", "train"), XorTrainConfig, set()),
+        (("xor", "train-v1"), V1Config, set()),
+        (("select", "train"), SelectionTrainConfig, {"fixed_positions"}),
+        (("fcn", "xor"), XorFCNConfig, {"first_replica"}),
+        (("fcn", "select"), SelectionFCNConfig, {"first_replica"}),
+    ],
+)
+def test_a_training_command_takes_every_field_of_its_config(path, model, left_out) -> None:
+    """One name per parameter end to end: each field is an option of the same name, but those
+    the library sets itself (a fixed table's rows, a job's first replica)."""
+    assert set(model.model_fields) - set(params(*path)) == left_out
+
+
+def test_a_switch_on_by_default_can_be_turned_off() -> None:
+    early_stop = params("fcn", "xor")["early_stop"]
+    assert early_stop.opts == ["--early-stop"] and early_stop.secondary_opts == ["--no-early-stop"]
+    assert early_stop.default is True
+    assert params("xor", "train")["stop_at_success"].secondary_opts == []  # off by default
+
+
+def test_a_literal_of_integers_is_parsed_as_an_integer() -> None:
+    """``sign`` (``Literal[-1, 1]``) reaches the config as the integer the config checks."""
+    import json
+
+    from click.testing import CliRunner
+
+    assert params("xor", "one-step")["sign"].default == -1
+    argv = ["xor", "one-step", "--d", "8", "--m", "4", "--seeds", "1", "--sign", "1", "--json"]
+    out = CliRunner().invoke(typer.main.get_command(app), argv)
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["sign"] == 1

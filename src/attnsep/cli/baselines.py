@@ -18,18 +18,19 @@ frontier = typer.Typer(no_args_is_help=True)
 
 
 @fcn.command("xor")
-@options_of(XorFCNConfig, "d width seeds steps batch lr optimizer loss seed")
+@options_of(XorFCNConfig, skip="first_replica")
 def fcn_xor(
     config: dict[str, Any], as_json: bool = JSON, quiet: bool = QUIET, force: bool = FORCE
 ) -> None:
-    """Train two-layer ReLU nets on sparse XOR; success = test sign error <= 0.01 (SPEC A7.6)."""
+    """Train two-layer ReLU nets on sparse XOR; success: test sign error <= --success-tol (SPEC
+    A7.6)."""
     with steps_bar(f"fcn xor (d={config['d']}, width={config['width']})", quiet) as bar:
         run = api.train_fcn("xor", progress=bar, force=force, **config)
     output("fcn xor", run.report(), as_json)
 
 
 @fcn.command("select")
-@options_of(SelectionFCNConfig, "d T q width seeds steps batch lr seed")
+@options_of(SelectionFCNConfig, skip="first_replica")
 def fcn_select(
     config: dict[str, Any], as_json: bool = JSON, quiet: bool = QUIET, force: bool = FORCE
 ) -> None:

@@ -11,7 +11,7 @@ import sys
 import types
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Union, cast, get_args, get_origin
 
 import typer
 
@@ -100,10 +100,11 @@ def parameter_docs(function: Callable[..., Any]) -> dict[str, str]:
 
 
 def option_type(annotation: Any) -> Any:
-    """The type the command line parses a field's value as: a ``Literal``'s choices as text (the
-    config checks them), ``X | Y | None`` as ``X | None``, anything else as written."""
+    """The type the command line parses a field's value as: a ``Literal``'s choices as text, or
+    as integers when they are (the config checks them), ``X | Y | None`` as ``X | None``,
+    anything else as written."""
     if get_origin(annotation) is Literal:
-        return str
+        return int if all(type(v) is int for v in get_args(annotation)) else str
     if get_origin(annotation) in (Union, types.UnionType):
         inner = [arg for arg in get_args(annotation) if arg is not type(None)][0]  # str | Path
         return option_type(inner) | None
@@ -111,16 +112,24 @@ def option_type(annotation: Any) -> Any:
 
 
 def options_of(
-    source: type[BaseModel] | Callable[..., Any], names: str, flags: dict[str, str] | None = None
+    source: type[BaseModel] | Callable[..., Any],
+    names: str | None = None,
+    flags: dict[str, str] | None = None,
+    skip: str = "",
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """A command's options for ``source``'s ``names`` (space-separated): the fields of a config
-    model or the parameters of a library function, each with its default, help and type as the
-    library writes them (once); the flag is ``--name`` unless ``flags`` gives another. The
-    command receives their values, a list's parsed, as one dict, its first argument (decorators
-    of this kind stack: their values land in the one dict)."""
-    spec = field_spec if isinstance(source, type) else parameter_spec
-    specs = {name: spec(source, name) for name in names.split()}  # type: ignore[arg-type]
-    flags = {name: (flags or {}).get(name, "--" + name.replace("_", "-")) for name in specs}
+    """A command's options for ``source``'s ``names`` (space-separated): the parameters of a
+    library function, or the fields of a config model (every field but ``skip``'s when
+    ``names`` is not given), each with its default, help and type as the library writes them
+    (once); the flag is ``--name`` (a switch on by default also ``--no-name``) unless ``flags``
+    gives another. The command receives their values, a list's parsed, as one dict, its first
+    argument (decorators of this kind stack: their values land in the one dict)."""
+    if isinstance(source, type):
+        model = cast("type[BaseModel]", source)
+        fields = [name for name in model.model_fields if name not in skip.split()]
+        specs = {name: field_spec(model, name) for name in (names.split() if names else fields)}
+    else:
+        specs = {name: parameter_spec(source, name) for name in (names or "").split()}
+    flags = {name: (flags or {}).get(name, switch(name, spec)) for name, spec in specs.items()}
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
         own = list(inspect.signature(command, eval_str=True).parameters.values())
@@ -153,6 +162,12 @@ def options_of(
         return run
 
     return decorate
+
+
+def switch(name: str, spec: Spec) -> str:
+    """An option's flag: ``--name``, and ``--name/--no-name`` for a switch on by default."""
+    flag = "--" + name.replace("_", "-")
+    return f"{flag}/--no-{flag[2:]}" if spec.default is True else flag
 
 
 def int_list(flag: str, text: str) -> list[int]:

@@ -15,7 +15,7 @@ app = typer.Typer(no_args_is_help=True)  # its help: ``cli.app``
 
 
 @app.command("train")
-@options_of(SelectionTrainConfig, "d T q pe pe_dim pe_kind steps batch lr seeds seed trainable")
+@options_of(SelectionTrainConfig, skip="fixed_positions")
 @options_of(api.train_selector, "eval_size save")
 def train(
     config: dict[str, Any],

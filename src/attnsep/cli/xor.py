@@ -16,11 +16,7 @@ app = typer.Typer(no_args_is_help=True)  # its help: ``cli.app``
 
 
 @app.command("one-step")
-@options_of(
-    OneStepConfig,
-    "d m seeds seed attention eta eta_scale samples gradient support k noise init success_tol "
-    "dtype device",
-)
+@options_of(OneStepConfig)
 @options_of(api.xor_one_step, "save")
 def one_step(config: dict[str, Any], as_json: bool = JSON_TABLE, force: bool = FORCE) -> None:
     """One gradient step of the two-head (k-head) attention model on sparse XOR (k-parity)."""
@@ -28,11 +24,7 @@ def one_step(config: dict[str, Any], as_json: bool = JSON_TABLE, force: bool = F
 
 
 @app.command("train")
-@options_of(
-    XorTrainConfig,
-    "d m k seeds seed steps attention gradient samples cube_fraction batch optimizer eta "
-    "eta_scale init noise success_tol stop_at_success dtype device",
-)
+@options_of(XorTrainConfig)
 @options_of(api.xor_train, "save figures")
 def train(config: dict[str, Any], as_json: bool = JSON_TABLE, quiet: bool = QUIET) -> None:
     """Many steps of the k-head model on k-sparse parity: exact population GD, or SGD / Adam on
@@ -47,7 +39,7 @@ def train(config: dict[str, Any], as_json: bool = JSON_TABLE, quiet: bool = QUIE
 
 
 @app.command("train-v1")
-@options_of(V1Config, "n k seeds seed epochs lr train_fraction target")
+@options_of(V1Config)
 def train_v1(config: dict[str, Any], as_json: bool = JSON_TABLE, quiet: bool = QUIET) -> None:
     """The authors' earlier k-parity model (4x4 attention matrices with two trainable entries, a
     fixed ReLU read-out; module attnsep.models.kparity_v1), trained as they describe."""
