@@ -144,3 +144,19 @@ def test_bad_bound_input_exits_2_with_one_line() -> None:
     ]:
         code, _, err = attnsep("select", "bound", *args)
         assert code == 2 and err.startswith("error: ") and err.count("\n") == 1 and message in err
+
+
+def test_the_position_block_by_exact_descent_from_the_command_line() -> None:
+    """B5.1's setting (the position block, the loss exact over the tokens, float32 products)
+    runs from the command line, and the table says which objective trained it."""
+    options = ["--trainable", "position", "--objective", "population", "--products", "float32"]
+    code, out, _ = attnsep(*SMALL, *options, "--quiet")
+    assert code == 0
+    assert "position, population" in out
+    code, out, _ = attnsep(*SMALL, *options, "--json")
+    report = json.loads(out)
+    assert (report["trainable"], report["objective"], report["products"]) == (
+        "position",
+        "population",
+        "float32",
+    )

@@ -127,7 +127,8 @@ def select_train(r: dict[str, Any]) -> list[TextTable]:
         [
             ("d, T, q", f"{r['d']}, {r['T']}, {r['q']}"),
             ("PE (width, kind)", f"{r['pe']} ({r['pe_dim']}, {r['pe_kind']})"),
-            ("trainable, optimizer", f"{r['trainable']}, {r['optimizer']}"),
+            ("trainable, objective", f"{r['trainable']}, {r['objective']}"),
+            ("optimizer", r["optimizer"]),
             ("steps, batch, lr", f"{r['steps']}, {r['batch']}, {r['lr']:g}"),
             ("replicas (seed)", f"{r['seeds']} ({r['seed']})"),
             ("train loss (mean)", f"{r['train_loss']['mean']:.4g}"),
