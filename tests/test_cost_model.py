@@ -122,7 +122,7 @@ OVERHEAD_BOUND = {
 
 def test_fitted_on_the_published_quick_runs_it_predicts_the_standard_ones():
     """Measured when the model was written: 0.44x to 2.98x per experiment, 1.22x in total;
-    now 0.44x (fcn-selection) to 3.07x (finite-samples), 1.07x (``docs/cluster.md``); this
+    now 0.35x (select-full-w) to 2.79x (one-step), 1.12x (``docs/cluster.md``); this
     keeps it there. An experiment whose quick jobs are all fixed cost is checked with the
     model the plan fits on all its published timings instead."""
     quick, standard = preset_seconds("quick"), preset_seconds("standard")
