@@ -11,11 +11,15 @@ algorithm). It also measures and publishes a worker's start-up
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
-from attnsep.engine.published import PUBLISHED_TIMINGS, measure_startup, write_published_timings
+from attnsep.engine.published import (
+    PUBLISHED_TIMINGS,
+    measure_startup,
+    published_startup,
+    write_published_timings,
+)
 from attnsep.engine.store import Store
 
 
@@ -33,8 +37,7 @@ def main(argv: list[str]) -> None:
     stores = [Store.open_read(p) for p in argv]
     startup = None if keep_startup else measure_startup()
     written = write_published_timings(stores, PUBLISHED_TIMINGS, only, startup, replace)
-    kept = json.loads(PUBLISHED_TIMINGS.read_text())["worker_startup_seconds"]
-    print(f"{written} jobs written; a worker's start-up: {kept:.2f} s")
+    print(f"{written} jobs written; a worker's start-up: {published_startup():.2f} s")
 
 
 if __name__ == "__main__":
