@@ -117,7 +117,7 @@ def test_training_is_the_old_training_bit_for_bit(case: str) -> None:
     assert torch.equal(result.W, W) and torch.equal(result.losses, losses)
 
 
-PINNED_RECORDS = [  # select_convergence.run at commit 7086ab4 (before the workspace)
+PINNED_RECORDS = [  # select_convergence.run at commit 7086ab4 (before the workspace; steps added)
     {
         "role": "paper-setting",
         "pe_dim": 8,
@@ -153,6 +153,7 @@ PINNED_RECORDS = [  # select_convergence.run at commit 7086ab4 (before the works
     {
         "pe_dim": 8,
         "seed": 0,
+        "steps": 30,
         "loss": 1.9261337731361696,
         "stderr": 0.057823415760489195,
         "path": "exact",
@@ -166,6 +167,7 @@ PINNED_RECORDS = [  # select_convergence.run at commit 7086ab4 (before the works
     {
         "pe_dim": 8,
         "seed": 1,
+        "steps": 30,
         "loss": 1.844451377832906,
         "stderr": 0.05860062196017396,
         "path": "exact",
@@ -179,6 +181,7 @@ PINNED_RECORDS = [  # select_convergence.run at commit 7086ab4 (before the works
     {
         "pe_dim": 12,
         "seed": 0,
+        "steps": 30,
         "loss": 1.5272110761119784,
         "stderr": 0.06813432938893887,
         "path": "exact",
@@ -192,6 +195,7 @@ PINNED_RECORDS = [  # select_convergence.run at commit 7086ab4 (before the works
     {
         "pe_dim": 12,
         "seed": 1,
+        "steps": 30,
         "loss": 1.5616328468407301,
         "stderr": 0.05790814207304092,
         "path": "exact",
@@ -255,5 +259,7 @@ def test_the_work_count_grows_like_the_products_only_at_large_widths() -> None:
     """B5.1's job (``select_convergence.run.b51_work``): ``B m²`` products with ``B ∝ m`` (8x per
     doubling) against ``(q + 1) m`` draws per sequence (4x) and each step's fixed cost (1x)."""
     config = select_convergence.config.Config().model_dump()
+    steps = [select_convergence.config.steps_at(config["steps"], m) for m in (32, 64, 1024, 2048)]
     work = [select_convergence.run.b51_work(config, m) for m in (32, 64, 1024, 2048)]
-    assert 1 < work[1] / work[0] < 4 < 6.5 < work[3] / work[2] < 8
+    per_step = [w / s for w, s in zip(work, steps, strict=True)]
+    assert 1 < per_step[1] / per_step[0] < 4 < 6.5 < per_step[3] / per_step[2] < 8

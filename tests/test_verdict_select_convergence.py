@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+from attnsep.experiments import costs
 from attnsep.experiments import select_convergence as exp
 from attnsep.experiments.select_common import evaluation_loss, seed_mean
 from attnsep.metrics import stats
@@ -188,6 +189,32 @@ def test_rate_and_batch_scale_with_the_width():
     assert large.trainable == "position" and large.objective == "population"
     assert config.training(128, 0, "fixed", 40).lr == pytest.approx(0.1 * config.T)
     assert [len(exp.run.split(CONFIG)), exp.run.split(CONFIG)[0].pe_dims] == [12, [128]]
+
+
+def test_the_steps_grow_above_512_like_the_floors_exponent():
+    assert [exp.config.steps_at(400, m) for m in (16, 128, 512)] == [400, 400, 400]
+    # ⌈400 · 2^0.76⌉ = ⌈677.40⌉ and ⌈400 · 4^0.76⌉ = ⌈1147.16⌉
+    assert [exp.config.steps_at(400, m) for m in (1024, 2048)] == [678, 1148]
+    assert exp.config.steps_at(1, 513) == 2  # rounded up, never below ``steps``
+
+
+def test_a_run_wider_than_512_trains_and_records_its_widths_steps(monkeypatch):
+    trained = []
+    real = exp.run.train_and_evaluate
+
+    def spy(train_config, *args, **kwargs):
+        trained.append(train_config.steps)
+        return real(train_config, *args, **kwargs)
+
+    monkeypatch.setattr(exp.run, "train_and_evaluate", spy)
+    tiny = dict(steps=3, batch_per_dim=0.01, eval_size=2, family_samples=2)
+    config = exp.config.Config(pe_dims=[64, 1024], seeds=[0], **tiny)
+    recs = exp.run.run(config)
+    assert trained == [3, 6] == [r["steps"] for r in recs]  # ⌈3 · 2^0.76⌉ = ⌈5.08⌉
+    c = config.model_dump()  # the cost counts the steps trained: 6 at steps 3, 51 at steps 30
+    step = costs.law_training({**c, "steps": 1}, 1024)
+    more = exp.run.b51_work({**c, "steps": 30}, 1024) - exp.run.b51_work(c, 1024)
+    assert more == pytest.approx((51 - 6) * step, rel=1e-12)
 
 
 def test_the_papers_full_w_by_sgd_is_evaluated_by_sampling():

@@ -133,9 +133,11 @@ class ScaledTraining(SubsetConfig):
         pe: PEMode = "stochastic",
         positions: int | None = None,
         products: DType = "float64",
+        steps: int | None = None,
     ) -> SelectionTrainConfig:
         """The :class:`SelectionTrainConfig` of one run at width ``m_p`` (``positions``: rows of
-        a fixed PE table; ``products``: the precision of a step's two products)."""
+        a fixed PE table; ``products``: the precision of a step's two products; ``steps``: the
+        run's, default ``self.steps``)."""
         return SelectionTrainConfig(
             d=self.d,
             T=self.T,
@@ -145,7 +147,7 @@ class ScaledTraining(SubsetConfig):
             fixed_positions=positions,
             trainable=self.trainable,
             objective=self.objective,
-            steps=self.steps,
+            steps=self.steps if steps is None else steps,
             batch=max(1, round(self.batch_per_dim * m_p)),
             lr=self.lr_per_dim * (m_p if pe == "stochastic" else min(m_p, self.T)),
             seed=seed,

@@ -3,6 +3,7 @@ B5.1, Parts E and F), and its presets."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from pydantic import Field, model_validator
@@ -11,6 +12,27 @@ from ...configs import FAMILY_SAMPLES, DType
 from ...core.validate import require
 from ..base import Positive
 from ..select_common import ScaledTraining
+
+STEPS_FROM = 512
+"""The widest ``m_p`` that trains ``steps`` steps; a wider one trains more (:func:`steps_at`)."""
+STEPS_EXPONENT = 0.76
+"""How the steps grow above :data:`STEPS_FROM` (:func:`steps_at`): the family's floor falls like
+``m_p^(−0.764)`` (full preset, master seed 0: ``β = 0.764 [0.760, 0.767]``)."""
+
+
+def steps_at(steps: int, m_p: int) -> int:
+    """The steps of B5.1's run at width ``m_p``: ``steps`` up to :data:`STEPS_FROM`, then
+    ``⌈steps (m_p / STEPS_FROM)^STEPS_EXPONENT⌉`` (400 steps: 678 at 1024, 1148 at 2048).
+
+    Why (*choice*, since version 5; written after the full preset's run on master seed 0 was
+    seen, so its confirmatory runs are on other master seeds): ``lr ∝ m_p`` keeps the pace of
+    ``αI``, but the family's curvature in ``α`` at ``α*`` falls with its floor (0.0754, 0.0437
+    and 0.0236 at ``m_p = 512``, 1024 and 2048: 0.83, 0.84 and 0.77 of the floor, 8,192 draws),
+    so ``α`` closes its gap like ``exp(−c · steps · m_p^(−β))``. At 400 steps the trained ``α``
+    is 0.11, 0.24 and 0.48 short of ``α*`` at those widths
+    (``bench/diagnose_select_convergence.py``); the steps grow like ``m_p^β`` to keep that
+    gap. The claim is that gradient descent reaches the optimum, not how fast."""
+    return math.ceil(steps * max(1.0, m_p / STEPS_FROM) ** STEPS_EXPONENT)
 
 
 class Config(ScaledTraining):
@@ -34,6 +56,7 @@ class Config(ScaledTraining):
     (``select_convergence.paper``), run at ``paper_widths``. Error rates (``hypotheses``): the
     paper's side trains to the family's best (ratio 1), the rival stalls at 1.2 x it; both at
     the floors ``c m_p^(−β)`` fitted to the family's seed means, with the measured seed noise.
+    Steps: ``steps`` up to ``m_p = 512``, more above it (:func:`steps_at`).
     """
 
     pe_dims: list[Positive] = Field(default=[128, 256, 512])

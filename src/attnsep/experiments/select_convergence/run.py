@@ -9,7 +9,7 @@ from .. import costs
 from ..base import Record
 from ..select_common import evaluation_loss, family_record, train_and_evaluate
 from . import paper
-from .config import Config
+from .config import Config, steps_at
 
 
 def split(config: Config) -> list[Config]:
@@ -26,15 +26,18 @@ def split(config: Config) -> list[Config]:
 
 
 def run_width(config: Config, m_p: int, seed: int) -> Record:
-    """One (width, seed) of B5.1: train the position block, evaluate it exactly over the tokens,
-    and the family's best beside it."""
-    train_config = config.training(m_p, seed, products=config.products)
+    """One (width, seed) of B5.1: train the position block for the width's steps
+    (:func:`~.config.steps_at`), evaluate it exactly over the tokens, and the family's best
+    beside it."""
+    steps = steps_at(config.steps, m_p)
+    train_config = config.training(m_p, seed, products=config.products, steps=steps)
     out = train_and_evaluate(train_config, [config.T], config.eval_size)
     loss, stderr, path = evaluation_loss(out["eval"][0])
     family = family_record(config.T, config.q, m_p, config.d, config.family_samples, seed)
     return {
         "pe_dim": m_p,
         "seed": seed,
+        "steps": steps,
         "loss": loss,
         "stderr": stderr,
         "path": path,
@@ -62,12 +65,13 @@ def run(config: Config) -> list[Record]:
 
 
 def b51_work(c: costs.Config, m: int) -> float:
-    """One B5.1 job at width ``m``: ``steps`` law-drawn steps (:func:`costs.law_training`), the
-    family's best (:func:`costs.family_best`) and the evaluation (:func:`costs.explicit_eval`).
-    The products dominate from ``m_p ≈ 512`` on (``B m²`` against ``B m``): a job grows like
-    ``m³`` there, like ``m²`` below."""
+    """One B5.1 job at width ``m``: the width's law-drawn steps (:func:`~.config.steps_at`,
+    :func:`costs.law_training`), the family's best (:func:`costs.family_best`) and the
+    evaluation (:func:`costs.explicit_eval`). The products dominate from ``m_p ≈ 512`` on
+    (``B m²`` against ``B m``): a step grows like ``m³`` there, like ``m²`` below."""
     family = costs.family_best(c["family_samples"], m, [c["T"]], [])
-    return costs.law_training(c, m) + family + costs.explicit_eval(c["eval_size"], [c["T"]], m)
+    training = costs.law_training({**c, "steps": steps_at(c["steps"], m)}, m)
+    return training + family + costs.explicit_eval(c["eval_size"], [c["T"]], m)
 
 
 def paper_work(c: costs.Config, m: int) -> float:
@@ -141,8 +145,10 @@ def peak(c: costs.Config) -> float:
     (``train.memory.selection_evaluation_peak`` and one more), against a law-drawn step's
     ``batch x (q + 7) m_p``."""
     config = Config(**c)
+    steps = {m: steps_at(config.steps, m) for m in config.pe_dims}
     runs = [
-        (config.training(m, 0, products=config.products), config.eval_size) for m in config.pe_dims
+        (config.training(m, 0, products=config.products, steps=steps[m]), config.eval_size)
+        for m in config.pe_dims
     ]
     runs += [(paper.training(config, m), config.paper_eval_size) for m in config.paper_widths]
     return max(run_bytes(t, [config.T], n, config.family_samples) for t, n in runs)
