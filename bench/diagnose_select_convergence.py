@@ -2,9 +2,10 @@
 diagnosis printed beside a verdict, not a benchmark and not a verdict.
 
 One job of ``select-convergence`` at width ``m_p`` and replica ``seed`` (master seed 0, the
-published run's), trained for ``steps`` steps (the preset's 400, or more), then: its loss as the
-job records it beside the family's best (its record's ``family``), the trained position block's
-mean diagonal ``α`` and the size of the rest (``‖off-diagonal‖ / ‖diagonal‖``), and the
+published run's), trained for ``steps`` steps (the published run's 400; since version 5 the
+preset's are ``config.steps_at``'s, 1,148 at 2048), then: its loss as the job records it beside
+the family's best (its record's ``family``), the trained position block's mean diagonal ``α``
+and the size of the rest (``‖off-diagonal‖ / ‖diagonal‖``), and the
 family's loss *at that α* (a fresh draw of 8,192 sequences). Trained loss / family's best splits
 into two parts: family(α) / family's best (``α`` short of or past ``α*``: more steps or a larger
 rate would move it) and trained / family(α) (the off-diagonal part that batch noise leaves).
