@@ -198,6 +198,15 @@ def test_the_steps_grow_above_512_like_the_floors_exponent():
     assert exp.config.steps_at(1, 513) == 2  # rounded up, never below ``steps``
 
 
+def test_each_widths_steps_are_shown_where_its_records_say_them():
+    recs = records()
+    assert "(4 seeds):" in judged(recs)["measured"]  # records before version 5: no steps
+    for r in recs:
+        r["steps"] = exp.config.steps_at(400, r["pe_dim"] * 8)  # 1024 to 4096 for 128 to 512
+    text = judged(recs)["measured"]
+    assert "m_p=128 (4 seeds, 678 steps)" in text and "m_p=512 (4 seeds, 1943 steps)" in text
+
+
 def test_a_run_wider_than_512_trains_and_records_its_widths_steps(monkeypatch):
     trained = []
     real = exp.run.train_and_evaluate

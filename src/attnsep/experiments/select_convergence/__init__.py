@@ -30,9 +30,9 @@ Cost (one thread, CPU seconds, a shared 2-core machine): a step costs its two pr
 :func:`b51_work`); measured, about 0.07, 0.2 and 0.6 ms per sequence at ``m_p = 512``, 1024 and
 2048, so a job (``1600 m_p`` sequences) costs about 4, 15, 60 s at ``m_p = 128, 256, 512``,
 about 400 s at 1024 and 2000 to 3000 s at 2048 (400 steps), where the products take 0.55 to
-0.75 of it (``bench/bench_select_convergence.py``). The ``standard`` preset (4 seeds) therefore stops at
-``m_p = 512`` (about 350 job-seconds with the evaluation and the family's draws); ``m_p =
-1024`` alone would add about 1600. Since version 3 the two products run in float32
+0.75 of it (``bench/bench_select_convergence.py``). The ``standard`` preset (4 seeds) therefore
+stops at ``m_p = 512`` (about 350 job-seconds with the evaluation and the family's draws);
+``m_p = 1024`` alone would add about 1600. Since version 3 the two products run in float32
 (``products``; ``W`` and its updates stay float64): B5.1's steps at ``m_p = 512`` take 0.78 of
 float64's time and B5.1b's 0.83 (bench row 12), the trained ``W`` within ``2e-7`` (relative)
 of float64's; a standard job then took about 4.5, 13.5 and 52 s at ``m_p = 128, 256, 512``

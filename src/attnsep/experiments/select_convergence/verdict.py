@@ -139,8 +139,10 @@ def undecided(
 
 def measured(rows: list[dict], records: list[Record], config: Config) -> tuple[list[dict], str]:
     """The estimates per ``m_p`` and the text of what was measured, with the reported (not
-    judged) trained loss over uniform attention's and, on real runs, the decay exponents."""
+    judged) trained loss over uniform attention's and, on real runs, the decay exponents; each
+    width's steps where its records say them (since version 5)."""
     estimates, parts = [], []
+    steps = {r["pe_dim"]: r["steps"] for r in records if "steps" in r and "role" not in r}
     for r in rows:
         m, sgd, fam = r["pe_dim"], r["sgd"], r["family"]
         estimates += [
@@ -150,7 +152,8 @@ def measured(rows: list[dict], records: list[Record], config: Config) -> tuple[l
             mean_estimate(f"cos(W, W*) (m_p={m})", r["cos"]),
         ]
         parts.append(
-            f"m_p={m} ({r['seeds']} seeds): trained / family's best "
+            f"m_p={m} ({r['seeds']} seeds{f', {steps[m]} steps' if m in steps else ''}): "
+            "trained / family's best "
             f"{stats.fmt_interval(*r['ratio'])} (bootstrap), trained {fmt_mean(sgd)}, family's "
             f"best {fmt_mean(fam)}, cos >= {r['worst_cos']:.4f}"
         )
