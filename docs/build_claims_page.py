@@ -7,15 +7,18 @@ summary ``docs/claims.md`` is a table of every claim with its verdict, each clai
 its own page ``docs/claims/<claim>.md``: the verdict and its reason, the criterion and its
 error rates, what was measured, the figures (copied to ``docs/claims/<experiment>/``) and the
 estimates with their 95% intervals. Claims of several folders (e.g. the XOR and the
-token-selection halves of a run) are listed in the order given; the summary and the folder
-``docs/claims/`` are replaced whole, so nothing of an older run is left behind.
+token-selection halves of a run) are listed in the order given; a claim that a later folder
+holds too (judged again, e.g. on another master seed) is the later folder's, in the earlier
+one's place. The summary and the folder ``docs/claims/`` are replaced whole, so nothing of an
+older run is left behind.
 
     python docs/build_claims_page.py results/report-full --store results/full.sqlite \
         --page docs/claims-full.md --assets docs/claims-full
 
-With ``--store`` (the run's own results database), the summary says what the run cost: its
-jobs' CPU time summed and its wall time, the time during which at least one job ran (a run
-stopped and resumed counts only its stretches of work). With ``--beside FOLDER`` (another
+With ``--store`` (the run's own results database; repeated, one per run of several folders),
+the summary says what each run cost: its jobs' CPU time summed and its wall time, the time
+during which at least one job ran (a run stopped and resumed counts only its stretches of
+work). With ``--beside FOLDER`` (another
 report, e.g. the standard preset's five-seed replication ``results/report-replication``), the
 summary shows each claim's verdict there in a column of its own, so that what changes at
 paper scale is seen at a glance.
@@ -260,10 +263,11 @@ def duration(seconds: float) -> str:
     return f"{minutes} min {rest:02d} s" if minutes else f"{seconds:.1f} s"
 
 
-def run_cost(store: Path, gap: float = 600.0) -> str:
-    """One sentence on the run in ``store``: its finished jobs, their CPU time (the jobs' own
-    seconds, summed) and the wall time during which at least one of them ran, in how many
-    stretches (a pause of more than ``gap`` seconds between jobs starts another)."""
+def run_cost(store: Path, gap: float = 600.0, named: bool = False) -> str:
+    """One sentence on the run in ``store`` (``named``: the store's file named in it): its
+    finished jobs, their CPU time (the jobs' own seconds, summed) and the wall time during
+    which at least one of them ran, in how many stretches (a pause of more than ``gap``
+    seconds between jobs starts another)."""
     if not store.is_file():
         raise ValueError(f"store {str(store)!r} does not exist")
     with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
@@ -275,8 +279,9 @@ def run_cost(store: Path, gap: float = 600.0) -> str:
     wall, stretches = busy_wall([(started, finished) for started, finished, _ in jobs], gap)
     cpu = sum(seconds for *_, seconds in jobs)
     where = "in one stretch" if stretches == 1 else f"in {stretches} stretches"
+    run = f"The run in {store.name}" if named else "The run"
     return (
-        f"The run: {len(jobs)} jobs, {duration(cpu)} of CPU time (the jobs' own times summed) "
+        f"{run}: {len(jobs)} jobs, {duration(cpu)} of CPU time (the jobs' own times summed) "
         f"and {duration(wall)} of wall time while at least one job ran, {where}."
     )
 
@@ -406,20 +411,29 @@ def seeds_legend(claims: list[dict]) -> str:
     )
 
 
+def merged(reports: list[tuple[Path, str, list[dict]]]) -> list[tuple[Path, dict]]:
+    """The claims of ``reports`` (folder, preset, claims) in their order, each with its folder;
+    a claim a later folder holds too is the later one's, in the earlier one's place."""
+    last = {claim["claim"]: (folder, claim) for folder, _, claims in reports for claim in claims}
+    ids = dict.fromkeys(claim["claim"] for _, _, claims in reports for claim in claims)
+    return [last[claim_id] for claim_id in ids]
+
+
 def build(
     folders: list[Path],
     page: Path,
     assets: Path,
-    store: Path | None = None,
+    stores: list[Path] | None = None,
     beside: Path | None = None,
     note: str | None = None,
 ) -> int:
-    """Write the summary ``page`` and, under ``assets``, one page per claim and the figures;
-    the number of claims. ``store``: the run's results database, for its cost; ``beside``:
-    another report (or summary page), whose verdicts the summary shows in a column; ``note``: a
-    paragraph under the cost (e.g. what of the run is still to come)."""
+    """Write the summary ``page`` and, under ``assets``, one page per claim (:func:`merged`) and
+    the figures; the number of claims. ``stores``: the runs' results databases, for their cost;
+    ``beside``: another report (or summary page), whose verdicts the summary shows in a column;
+    ``note``: a paragraph under the cost (e.g. what of the run is still to come)."""
     reports = [(folder, *load(folder)) for folder in folders]
-    cost = None if store is None else run_cost(store)
+    named = len(stores or []) > 1
+    cost = " ".join(run_cost(store, named=named) for store in stores) if stores else None
     other = None if beside is None else beside_verdicts(beside)
     assets.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=assets.parent, prefix=".claims-"))
@@ -427,18 +441,17 @@ def build(
     try:
         taken: set[str] = {SUMMARY}
         entries: list[tuple[dict, str, list[str]]] = []  # claim, page name, figures
-        for folder, _, claims in reports:
-            for claim in claims:
-                copied = []
-                for name in claim.get("figures", []):
-                    source = folder / name
-                    if not source.is_file():
-                        raise ValueError(f"figure {str(source)!r} named in claims.json is missing")
-                    target = staging / claim["name"] / Path(name).name
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(source, target)
-                    copied.append(f"{claim['name']}/{target.name}")
-                entries.append((claim, page_name(claim["claim"], taken), copied))
+        for folder, claim in merged(reports):
+            copied = []
+            for name in claim.get("figures", []):
+                source = folder / name
+                if not source.is_file():
+                    raise ValueError(f"figure {str(source)!r} named in claims.json is missing")
+                target = staging / claim["name"] / Path(name).name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, target)
+                copied.append(f"{claim['name']}/{target.name}")
+            entries.append((claim, page_name(claim["claim"], taken), copied))
         to_summary = Path(os.path.relpath(page, assets)).as_posix()
         for i, (claim, name, figures) in enumerate(entries):
             links = [f"[← all claims]({to_summary})"]
@@ -464,7 +477,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("reports", nargs="+", type=Path, help="report folders (claims.json)")
     parser.add_argument("--page", type=Path, default=DOCS / "claims.md")
     parser.add_argument("--assets", type=Path, default=DOCS / "claims")
-    parser.add_argument("--store", type=Path, help="the run's results database (its cost)")
+    parser.add_argument(
+        "--store", type=Path, action="append", help="a run's results database (its cost)"
+    )
     parser.add_argument(
         "--beside", type=Path, help="another report folder or summary page: its verdicts beside"
     )

@@ -188,6 +188,33 @@ def test_the_summary_says_what_a_resumed_run_cost(report: Path, tmp_path: Path) 
     assert (docs / "claims.md").read_text() == summary  # an error leaves the pages alone
 
 
+def test_a_claim_judged_again_in_a_later_report_takes_the_earlier_ones_place(
+    report: Path, tmp_path: Path
+) -> None:
+    again = tmp_path / "again"
+    (again / "figures").mkdir(parents=True)
+    (again / "figures" / "demo.png").write_bytes(b"\x89PNG again")
+    judged_again = claim(verdict="not reproduced", seed=2, run="confirmatory", runs=[])
+    new = claim(claim="X2", name="other", figures=[])
+    (again / "claims.json").write_text(
+        json.dumps({"preset": "full", "claims": [new, judged_again]})
+    )
+    docs = tmp_path / "docs"
+    args = ["--page", str(docs / "claims.md"), "--assets", str(docs / "claims")]
+    jobs = store_of(tmp_path / "first.sqlite", [(0, 10, 10, "done")])
+    more = store_of(tmp_path / "again.sqlite", [(0, 60, 60, "done")])
+    stores = ["--store", str(jobs), "--store", str(more)]
+    assert claims_page.main([str(report), str(again), *args, *stores]) == 0
+    summary = (docs / "claims.md").read_text()
+    rows = [line.split(" | ")[0] for line in summary.splitlines() if line.startswith("| [X")]
+    assert rows == ["| [X1](claims/X1.md)", "| [X1b/2](claims/X1b-2.md)", "| [X2](claims/X2.md)"]
+    page = (docs / "claims" / "X1.md").read_text()
+    assert "confirmatory run on master seed 2" in page and "not reproduced" in page
+    assert (docs / "claims" / "demo" / "demo.png").read_bytes() == b"\x89PNG again"
+    assert "The run in first.sqlite: 1 jobs, 10.0 s of CPU time" in summary
+    assert "The run in again.sqlite: 1 jobs, 1 min 00 s of CPU time" in summary
+
+
 def test_durations() -> None:
     assert claims_page.duration(9.54) == "9.5 s"
     assert claims_page.duration(760) == "12 min 40 s"
