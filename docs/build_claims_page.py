@@ -18,10 +18,9 @@ older run is left behind.
 With ``--store`` (the run's own results database; repeated, one per run of several folders),
 the summary says what each run cost: its jobs' CPU time summed and its wall time, the time
 during which at least one job ran (a run stopped and resumed counts only its stretches of
-work). With ``--beside FOLDER`` (another
-report, e.g. the standard preset's five-seed replication ``results/report-replication``), the
-summary shows each claim's verdict there in a column of its own, so that what changes at
-paper scale is seen at a glance.
+work). With ``--beside FOLDER`` (another report, e.g. the standard preset's five-seed
+replication ``results/report-replication``), the summary shows each claim's verdict there in a
+column of its own, so that what changes at paper scale is seen at a glance.
 """
 
 from __future__ import annotations

@@ -25,19 +25,24 @@ def split(config: Config) -> list[Config]:
     ]
 
 
+def training(config: Config, m_p: int, seed: int) -> SelectionTrainConfig:
+    """B5.1's training run at width ``m_p``: its steps (:func:`~.config.steps_at`) and the
+    config's precision of the products."""
+    return config.training(m_p, seed, products=config.products, steps=steps_at(config.steps, m_p))
+
+
 def run_width(config: Config, m_p: int, seed: int) -> Record:
     """One (width, seed) of B5.1: train the position block for the width's steps
     (:func:`~.config.steps_at`), evaluate it exactly over the tokens, and the family's best
     beside it."""
-    steps = steps_at(config.steps, m_p)
-    train_config = config.training(m_p, seed, products=config.products, steps=steps)
+    train_config = training(config, m_p, seed)
     out = train_and_evaluate(train_config, [config.T], config.eval_size)
     loss, stderr, path = evaluation_loss(out["eval"][0])
     family = family_record(config.T, config.q, m_p, config.d, config.family_samples, seed)
     return {
         "pe_dim": m_p,
         "seed": seed,
-        "steps": steps,
+        "steps": train_config.steps,
         "loss": loss,
         "stderr": stderr,
         "path": path,
@@ -145,10 +150,6 @@ def peak(c: costs.Config) -> float:
     (``train.memory.selection_evaluation_peak`` and one more), against a law-drawn step's
     ``batch x (q + 7) m_p``."""
     config = Config(**c)
-    steps = {m: steps_at(config.steps, m) for m in config.pe_dims}
-    runs = [
-        (config.training(m, 0, products=config.products, steps=steps[m]), config.eval_size)
-        for m in config.pe_dims
-    ]
+    runs = [(training(config, m, 0), config.eval_size) for m in config.pe_dims]
     runs += [(paper.training(config, m), config.paper_eval_size) for m in config.paper_widths]
     return max(run_bytes(t, [config.T], n, config.family_samples) for t, n in runs)
