@@ -4,6 +4,11 @@ run's wall time (the union of its jobs' intervals) beside the plan's wall time f
 has finished; once every job has, the whole run's wall time against the whole plan's.
 
     python bench/full_plan_accuracy.py results/full.sqlite
+    python bench/full_plan_accuracy.py --seed 2 results/full-b51-seed2.sqlite
+
+(``--seed``: the run's master seed, default each preset's own, 0; the published timings price
+a job of another master seed from the same config's, so its ratio is how well one seed's
+seconds foretell another's.)
 
 The plan is made as ``attnsep reproduce --full --plan`` makes it on an empty store (published
 timings and the experiments' cost models, no calibration), so it is the estimate a user sees
@@ -12,7 +17,7 @@ before starting; the store is only read.
 
 from __future__ import annotations
 
-import sys
+import argparse
 from collections import defaultdict
 from pathlib import Path
 
@@ -24,8 +29,8 @@ from attnsep.report.reproduction import planned
 GOAL = (0.67, 1.5)
 
 
-def main(path: str) -> None:
-    _, groups, engine = planned("full", None, None, "process", [])
+def main(path: str, seed: int | None = None) -> None:
+    _, groups, engine = planned("full", None, seed, "process", [])
     plan = make_plan(groups, None, "process", engine.workers, budget=0)
     planned_seconds = {c.job.key: c.seconds for c in plan.to_run}
     db = Store(Path(path))
@@ -59,4 +64,8 @@ def main(path: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "results/full.sqlite")
+    parser = argparse.ArgumentParser(description="The full preset's plan against its run.")
+    parser.add_argument("store", nargs="?", default="results/full.sqlite")
+    parser.add_argument("--seed", type=int, default=None, help="the run's master seed")
+    args = parser.parse_args()
+    main(args.store, args.seed)

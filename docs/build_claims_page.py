@@ -19,8 +19,9 @@ With ``--store`` (the run's own results database; repeated, one per run of sever
 the summary says what each run cost: its jobs' CPU time summed and its wall time, the time
 during which at least one job ran (a run stopped and resumed counts only its stretches of
 work). With ``--beside FOLDER`` (another report, e.g. the standard preset's five-seed
-replication ``results/report-replication``), the summary shows each claim's verdict there in a
-column of its own, so that what changes at paper scale is seen at a glance.
+replication ``results/report-replication``; repeated, one column each), the summary shows each
+claim's verdict there in a column of its own, so that what changes at paper scale, or on
+another master seed, is seen at a glance.
 """
 
 from __future__ import annotations
@@ -290,13 +291,17 @@ Beside = tuple[str, dict[str, str]]
 
 
 def beside_verdicts(folder: Path) -> Beside:
-    """The heading (``standard, 5 seeds``) and the published verdict of each claim of the report
-    in ``folder``, or of a summary page this script wrote (``docs/claims.md``)."""
+    """The heading (``standard, 5 seeds``; ``full, seed 2`` for a report of one master seed)
+    and the published verdict of each claim of the report in ``folder``, or of a summary page
+    this script wrote (``docs/claims.md``)."""
     if folder.suffix == ".md" and folder.is_file():
         return page_verdicts(folder.read_text())
     preset, claims = load(folder)
     seeds = max((len(c["replication"]["seeds"]) for c in claims if c.get("replication")), default=1)
+    one_seed = {c["seed"] for c in claims if c.get("seed") is not None}
     heading = preset + (f", {seeds} seeds" if seeds > 1 else "")
+    if seeds == 1 and len(one_seed) == 1:
+        heading += f", seed {one_seed.pop()}"
     return heading, {c["claim"]: c["verdict"] for c in claims}
 
 
@@ -319,12 +324,13 @@ def summary_page(
     rows: list[tuple[dict, str]],
     assets: str,
     cost: str | None = None,
-    beside: Beside | None = None,
+    beside: list[Beside] | None = None,
     note: str | None = None,
 ) -> str:
     """The summary: one table row per claim, ``rows`` of (claim, its page's file name), what the
-    run cost (``run_cost``) when known, ``note`` under it, and ``beside`` another report's
-    verdicts."""
+    run cost (``run_cost``) when known, ``note`` under it, and ``beside`` other reports'
+    verdicts, a column each."""
+    beside = beside or []
     lines = [
         "# Claims",
         "",
@@ -350,15 +356,15 @@ def summary_page(
     ]
     replicated = any(claim.get("replication") for claim, _ in rows)
     columns = ["claim", "kind", "title", "verdict", *(["seeds"] if replicated else [])]
-    columns += [beside[0]] if beside else []
+    columns += [heading for heading, _ in beside]
     columns.append("power / false pass")
     lines += ["| " + " | ".join(columns) + " |", "|---" * len(columns) + "|"]
     for claim, name in rows:
         cal = claim.get("calibration")
         rates = f"{cal['power']:.2f} / {cal['false_pass']:.2f}" if cal else "–"
         cell = f" {seeds_cell(claim.get('replication'))} |" if replicated else ""
-        if beside:
-            other = beside[1].get(claim["claim"])
+        for _, verdicts in beside:
+            other = verdicts.get(claim["claim"])
             cell += f" {badge(other) if other else '–'} |"
         lines.append(
             f"| [{escape(claim['claim'], True)}]({assets}/{name}) | {claim.get('kind', 'claim')} | "
@@ -369,8 +375,9 @@ def summary_page(
     if beside:
         lines += [
             "",
-            f"*{beside[0]}*: the verdict of the same entry in that report (– where it "
-            "has none); the entry's page here is of this run only.",
+            f"{', '.join(f'*{heading}*' for heading, _ in beside)}: the verdict of the same "
+            f"entry in {'that report' if len(beside) == 1 else 'each of those reports'} (– "
+            "where it has none); the entry's page here is of this run only.",
         ]
     return "\n".join(lines) + "\n"
 
@@ -423,17 +430,17 @@ def build(
     page: Path,
     assets: Path,
     stores: list[Path] | None = None,
-    beside: Path | None = None,
+    beside: list[Path] | None = None,
     note: str | None = None,
 ) -> int:
     """Write the summary ``page`` and, under ``assets``, one page per claim (:func:`merged`) and
     the figures; the number of claims. ``stores``: the runs' results databases, for their cost;
-    ``beside``: another report (or summary page), whose verdicts the summary shows in a column;
+    ``beside``: other reports (or summary pages), whose verdicts the summary shows, a column each;
     ``note``: a paragraph under the cost (e.g. what of the run is still to come)."""
     reports = [(folder, *load(folder)) for folder in folders]
     named = len(stores or []) > 1
     cost = " ".join(run_cost(store, named=named) for store in stores) if stores else None
-    other = None if beside is None else beside_verdicts(beside)
+    other = [beside_verdicts(folder) for folder in beside or []]
     assets.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=assets.parent, prefix=".claims-"))
     staging.chmod(0o755)  # mkdtemp makes it private; it becomes the published folder
@@ -480,7 +487,10 @@ def main(argv: list[str] | None = None) -> int:
         "--store", type=Path, action="append", help="a run's results database (its cost)"
     )
     parser.add_argument(
-        "--beside", type=Path, help="another report folder or summary page: its verdicts beside"
+        "--beside",
+        type=Path,
+        action="append",
+        help="another report folder or summary page: its verdicts beside (repeatable)",
     )
     parser.add_argument("--note", help="a paragraph under the run's cost")
     args = parser.parse_args(argv)

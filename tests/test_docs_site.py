@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sqlite3
 import sys
 from pathlib import Path
@@ -134,6 +135,31 @@ def test_the_summary_shows_another_reports_verdicts_beside(report: Path, tmp_pat
     x1b = next(line for line in summary.splitlines() if line.startswith("| [X1b/2]"))
     assert x1b.endswith("| – | – |")
     assert claims_page.main([str(report), *args, "--beside", str(tmp_path / "none")]) == 2
+
+
+def test_several_reports_beside_a_column_each(report: Path, tmp_path: Path) -> None:
+    """``--beside`` repeated: one column per report in the order given; a report of one master
+    seed is headed by it (``full, seed 2``), a replicated one by its count of seeds."""
+    folders = []
+    for name, preset, extra in [
+        ("seed2", "full", {"seed": 2, "verdict": "not reproduced"}),
+        ("five", "standard", {"seed": 4, "replication": {"seeds": [4, 5, 6, 7, 8]}}),
+    ]:
+        folder = tmp_path / name
+        folder.mkdir()
+        body = {"preset": preset, "claims": [claim(**extra)]}
+        (folder / "claims.json").write_text(json.dumps(body))
+        folders += ["--beside", str(folder)]
+    docs = tmp_path / "docs"
+    args = ["--page", str(docs / "full.md"), "--assets", str(docs / "full")]
+    assert claims_page.main([str(report), *args, *folders]) == 0
+    summary = (docs / "full.md").read_text()
+    header = "| verdict | full, seed 2 | standard, 5 seeds | power / false pass |"
+    assert header in summary
+    x1 = next(line for line in summary.splitlines() if line.startswith("| [X1]"))
+    verdicts = re.findall(r'<span class="verdict [^"]+">([^<]+)</span>', x1)
+    assert verdicts == ["reproduced", "not reproduced", "reproduced"]  # this run's, then each
+    assert "*full, seed 2*, *standard, 5 seeds*: the verdict of the same entry in each" in summary
 
 
 def test_a_summary_page_serves_as_the_report_beside(report: Path, tmp_path: Path) -> None:
