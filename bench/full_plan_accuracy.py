@@ -4,7 +4,7 @@ run's wall time (the union of its jobs' intervals) beside the plan's wall time f
 has finished; once every job has, the whole run's wall time against the whole plan's.
 
     python bench/full_plan_accuracy.py results/full.sqlite
-    python bench/full_plan_accuracy.py --seed 2 results/full-b51-seed2.sqlite
+    python bench/full_plan_accuracy.py --seed 2 results/full-seed2.sqlite
 
 (``--seed``: the run's master seed, default each preset's own, 0; the published timings price
 a job of another master seed from the same config's, so its ratio is how well one seed's
