@@ -36,6 +36,7 @@ import shutil
 import sqlite3
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from attnsep.engine.runs import busy_wall
@@ -298,10 +299,9 @@ def beside_verdicts(folder: Path) -> Beside:
         return page_verdicts(folder.read_text())
     preset, claims = load(folder)
     seeds = max((len(c["replication"]["seeds"]) for c in claims if c.get("replication")), default=1)
-    one_seed = {c["seed"] for c in claims if c.get("seed") is not None}
     heading = preset + (f", {seeds} seeds" if seeds > 1 else "")
-    if seeds == 1 and len(one_seed) == 1:
-        heading += f", seed {one_seed.pop()}"
+    if seeds == 1 and len(one := {c.get("seed") for c in claims} - {None}) == 1:
+        heading += f", seed {min(one)}"
     return heading, {c["claim"]: c["verdict"] for c in claims}
 
 
@@ -324,13 +324,12 @@ def summary_page(
     rows: list[tuple[dict, str]],
     assets: str,
     cost: str | None = None,
-    beside: list[Beside] | None = None,
+    beside: Sequence[Beside] = (),
     note: str | None = None,
 ) -> str:
     """The summary: one table row per claim, ``rows`` of (claim, its page's file name), what the
     run cost (``run_cost``) when known, ``note`` under it, and ``beside`` other reports'
     verdicts, a column each."""
-    beside = beside or []
     lines = [
         "# Claims",
         "",
