@@ -9,8 +9,8 @@ error rates, what was measured, the figures (copied to ``docs/claims/<experiment
 estimates with their 95% intervals. Claims of several folders (e.g. the XOR and the
 token-selection halves of a run) are listed in the order given; a claim that a later folder
 holds too (judged again, e.g. on another master seed) is the later folder's, in the earlier
-one's place. The summary and the folder ``docs/claims/`` are replaced whole, so nothing of an
-older run is left behind.
+one's place (one only the later folder holds follows the claim before it there). The summary
+and the folder ``docs/claims/`` are replaced whole, so nothing of an older run is left behind.
 
     python docs/build_claims_page.py results/report-full --store results/full.sqlite \
         --page docs/claims-full.md --assets docs/claims-full
@@ -418,10 +418,20 @@ def seeds_legend(claims: list[dict]) -> str:
 
 def merged(reports: list[tuple[Path, str, list[dict]]]) -> list[tuple[Path, dict]]:
     """The claims of ``reports`` (folder, preset, claims) in their order, each with its folder;
-    a claim a later folder holds too is the later one's, in the earlier one's place."""
-    last = {claim["claim"]: (folder, claim) for folder, _, claims in reports for claim in claims}
-    ids = dict.fromkeys(claim["claim"] for _, _, claims in reports for claim in claims)
-    return [last[claim_id] for claim_id in ids]
+    a claim a later folder holds too is the later one's, in the earlier one's place, and one
+    only a later folder holds follows the claim before it there (B5.1b after B5.1)."""
+    order: list[str] = []
+    last: dict[str, tuple[Path, dict]] = {}
+    for folder, _, claims in reports:
+        before = None
+        for claim in claims:
+            claim_id = claim["claim"]
+            if claim_id not in last:
+                at = order.index(before) + 1 if before is not None else len(order)
+                order.insert(at, claim_id)
+            last[claim_id] = (folder, claim)
+            before = claim_id
+    return [last[claim_id] for claim_id in order]
 
 
 def build(

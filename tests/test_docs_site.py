@@ -241,6 +241,24 @@ def test_a_claim_judged_again_in_a_later_report_takes_the_earlier_ones_place(
     assert "The run in again.sqlite: 1 jobs, 1 min 00 s of CPU time" in summary
 
 
+def test_a_claim_only_a_later_report_holds_follows_the_claim_before_it_there(
+    report: Path, tmp_path: Path
+) -> None:
+    again = tmp_path / "again"
+    again.mkdir()
+    judged_again = claim(figures=[], seed=2, runs=[])
+    companion = claim(claim="X1c", name="demo-x1c", figures=[])
+    (again / "claims.json").write_text(
+        json.dumps({"preset": "full", "claims": [judged_again, companion]})
+    )
+    docs = tmp_path / "docs"
+    args = ["--page", str(docs / "claims.md"), "--assets", str(docs / "claims")]
+    assert claims_page.main([str(report), str(again), *args]) == 0
+    summary = (docs / "claims.md").read_text()
+    rows = [line.split("]")[0] for line in summary.splitlines() if line.startswith("| [X")]
+    assert rows == ["| [X1", "| [X1c", "| [X1b/2"]
+
+
 def test_durations() -> None:
     assert claims_page.duration(9.54) == "9.5 s"
     assert claims_page.duration(760) == "12 min 40 s"
