@@ -393,9 +393,9 @@ def unrated_line(claims: list[dict]) -> str:
         count = f"None of the {len(judged)} claims has"
     return (
         f"{count} error rates pre-registered at these sizes (*–*): they are pre-registered by "
-        "simulation at the sizes of an exploratory run (`bench/preregister.py`: the quick and "
-        "standard presets), so such a verdict applies the same criterion with its power and "
-        "false-pass rate unmeasured; each claim's page says why."
+        "simulation at the sizes of an exploratory run (`bench/preregister.py`), so such a "
+        "verdict applies the same criterion with its power and false-pass rate unmeasured; "
+        "each claim's page says why."
     )
 
 

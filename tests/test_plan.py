@@ -14,7 +14,7 @@ import pytest
 from attnsep.engine import calibration, cost_model
 from attnsep.engine import plan as planning
 from attnsep.engine import published as published_runs
-from attnsep.engine.jobs import expand_grid, jobs_for
+from attnsep.engine.jobs import expand_grid, jobs_for, key_at
 from attnsep.engine.store import Store
 from attnsep.engine.sweep import run_sweep
 from attnsep.experiments import base
@@ -155,6 +155,24 @@ def test_estimate_uses_the_stored_seconds_of_the_same_config(tmp_path, monkeypat
     assert found["rough"] is False
     found = sweep_plan(path, "--executor", "inline")
     assert found["wall_seconds"] == pytest.approx(startup + 47.0)
+
+
+def test_a_stored_row_from_before_the_cost_changed_prices_nothing(tmp_path, monkeypatch):
+    """An experiment whose version 3 costs otherwise than version 1 (``priced_from=3``): its
+    config's row at version 1 (e.g. fewer steps) no longer prices the job, its row at version
+    3 does; the job (version 4) is still to run."""
+    exp = dataclasses.replace(base.get("one-step"), version=4, priced_from=3)
+    monkeypatch.setitem(base.REGISTRY, "one-step", exp)
+    small, large = tiny_jobs()
+    older, newer = old_version_row(small, 7.0), old_version_row(large, 30.0)
+    older["config_hash"] = key_at("one-step", 1, small.config)
+    newer["config_hash"] = key_at("one-step", 3, large.config)
+    store = Store(tmp_path / "s.sqlite")
+    assert store.put(older) and store.put(newer)
+    timings = planning.stored_timings(store, ["one-step"])
+    store.close()
+    assert list(timings.values()) == [30.0]
+    assert planning.config_text(large.config) in {text for _, text in timings}
 
 
 def test_reproduce_plan_counts_jobs_per_experiment_for_each_preset(tmp_path, monkeypatch):

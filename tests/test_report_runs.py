@@ -180,6 +180,14 @@ def test_without_pre_registered_rates_a_claim_says_why(coin, tmp_path, monkeypat
     store.close()
 
 
+def test_a_confirmatory_seed_is_refused_before_anything_runs(coin, tmp_path):
+    store = Store(tmp_path / "s.sqlite")
+    with pytest.raises(ValueError, match=f"seed 1 is confirmatory for {NAME}; pre-register"):
+        register(store, seed=1)  # the coin criterion was written on seed 0 only
+    assert store.rows(NAME) == [] and preregistered.load(NAME) == {}
+    store.close()
+
+
 def test_redrawn_parameters_widen_the_rates(coin):
     """A law fitted to a run redraws its parameter per simulated run (``redrawable``): with a
     coin whose fitted bias sits at the criterion's edge, the power moves towards 1/2."""

@@ -32,13 +32,17 @@ class Job:
     @property
     def key(self) -> str:
         """Content hash of the experiment, its version and the full config."""
-        version = base.get(self.experiment).version
-        blob = json.dumps([self.experiment, version, self.config], sort_keys=True)
-        return hashlib.sha256(blob.encode()).hexdigest()[:24]
+        return key_at(self.experiment, base.get(self.experiment).version, self.config)
 
     @property
     def seed(self) -> int:
         return int(self.config.get("seed", 0))
+
+
+def key_at(experiment: str, version: int, config: dict[str, Any]) -> str:
+    """The hash of a job of ``experiment`` at ``version`` with ``config`` (``Job.key``)."""
+    blob = json.dumps([experiment, version, config], sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
 def jobs_for(experiment: str, config: base.ExperimentConfig) -> list[Job]:

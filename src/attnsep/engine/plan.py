@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..experiments import base
 from . import cost_model
 from .calibration import (
     BUDGET,
@@ -48,7 +49,7 @@ from .calibration import (
     JobCost,
     calibrate,
 )
-from .jobs import Job, unique
+from .jobs import Job, key_at, unique
 from .memory import Need
 from .published import (
     config_text,
@@ -178,9 +179,22 @@ def list_schedule(seconds: list[float], workers: int) -> float:
 
 
 def stored_timings(store: Store | None, names: Iterable[str]) -> dict[tuple[str, str], float]:
-    """Median ``seconds`` of the store's finished rows per (experiment, config)."""
+    """Median ``seconds`` of the store's finished rows per (experiment, config), of the rows
+    that cost as the experiment's current version does (:func:`costs_as_now`)."""
     rows = [] if store is None else [row for name in names for row in store.rows(name)]
+    rows = [row for row in rows if costs_as_now(row)]
     return median_seconds(rows, lambda row: (row["experiment"], config_text(row["config"])))
+
+
+def costs_as_now(row: dict[str, Any]) -> bool:
+    """Whether a stored row ran a version of its experiment that costs what the current one
+    does: any, unless the experiment names the version its cost changed (``priced_from``), when
+    the row's hash must be its config's at that version or a later one."""
+    exp = base.get(row["experiment"])
+    versions = range(exp.priced_from, exp.version + 1)
+    return exp.priced_from <= 1 or any(
+        key_at(row["experiment"], v, row["config"]) == row["config_hash"] for v in versions
+    )
 
 
 def make_plan(

@@ -82,6 +82,9 @@ class Experiment(Generic[C]):
     split: Callable[[Any], list[Any]] = lambda config: [config]
     presets: dict[str, dict[str, Any]] = field(default_factory=dict)
     version: int = 1  # bump when run() changes its results: stored jobs are then recomputed
+    priced_from: int = 1
+    """The oldest version whose jobs cost what this version's do: ``--plan`` prices a job from
+    the store's rows of its config at versions ``priced_from`` to ``version`` only."""
     kind: str = "claim"
     """``claim``, ``check`` or ``finding`` (SPEC Part F, ``stats.KINDS``): the entry's kind while
     its jobs are unfinished; a judged entry takes the kind of its verdict."""

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..configs import PREREGISTRATION_SEED
+from ..core.validate import require
 from ..engine.store import DEFAULT_PATH, Store
 from ..experiments import base, preregistered
 from .claims import FIT, build_claims
@@ -35,11 +36,19 @@ def preregister(
     """Fit and store the error rates of ``names`` (default: all) at ``preset`` from the run on
     master seed ``seed``, its missing jobs computed into ``store``; the file written per
     experiment into ``folder`` (default the package's, ``preregistered.FOLDER``; one with no
-    calibrated entry writes nothing)."""
+    calibrated entry writes nothing). A seed that is confirmatory for one of them (not in its
+    ``tuned_on``) is refused before anything runs: the rates of a criterion are never fitted
+    to a run that it judges as a test of the paper."""
     from ..engine.sweep import executor_for, run_sweep
 
     engine = executor_for(executor, workers)
     chosen, groups, _ = planned(preset, names, seed, engine)
+    confirmatory = [name for name in chosen if base.get(name).run_kind(seed) != "exploratory"]
+    require(
+        not confirmatory,
+        f"seed {seed} is confirmatory for {', '.join(confirmatory)}; pre-register on a seed "
+        "the criterion was written on (its tuned_on)",
+    )
     db = Store(store)
     try:
         run_sweep([job for jobs in groups.values() for job in jobs], db, engine)

@@ -55,6 +55,7 @@ EXPERIMENT = register(
         figure,
         calibration,
         version=5,  # 3: float32 products; 4: the replicas by master seed; 5: steps_at
+        priced_from=5,  # more steps above m_p = 512
         criterion_version=3,  # 3: judged on learning only (SPEC Part F)
         tuned_on=(0, 1, 3),
     )
