@@ -182,8 +182,8 @@ def stored_timings(store: Store | None, names: Iterable[str]) -> dict[tuple[str,
     """Median ``seconds`` of the store's finished rows per (experiment, config), of the rows
     that cost as the experiment's current version does (:func:`costs_as_now`)."""
     rows = [] if store is None else [row for name in names for row in store.rows(name)]
-    rows = [row for row in rows if costs_as_now(row)]
-    return median_seconds(rows, lambda row: (row["experiment"], config_text(row["config"])))
+    priced = [row for row in rows if costs_as_now(row)]
+    return median_seconds(priced, lambda row: (row["experiment"], config_text(row["config"])))
 
 
 def costs_as_now(row: dict[str, Any]) -> bool:
@@ -191,10 +191,10 @@ def costs_as_now(row: dict[str, Any]) -> bool:
     does: any, unless the experiment names the version its cost changed (``priced_from``), when
     the row's hash must be its config's at that version or a later one."""
     exp = base.get(row["experiment"])
+    if exp.priced_from <= 1:
+        return True
     versions = range(exp.priced_from, exp.version + 1)
-    return exp.priced_from <= 1 or any(
-        key_at(row["experiment"], v, row["config"]) == row["config_hash"] for v in versions
-    )
+    return row["config_hash"] in {key_at(exp.name, v, row["config"]) for v in versions}
 
 
 def make_plan(
