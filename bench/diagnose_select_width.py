@@ -9,10 +9,10 @@ against the 0.9 target) and neither ``m_p*`` nor ``m_p* + 1`` passed with all, s
 bootstrap draws that resample two failing replicas (about a quarter of them) move to the next
 probed size that does, which the doubling grid can put up to twice as far, or past every probe.
 
-It then measures the rates again with a *guard* in the simulated search: for a loose threshold
-``m_p* + 1, + 2, + 4, …`` are probed until one passes with every replica (as SPEC A7.5a's guard
-probe closes every interval). That is the power the criterion would have with a guarded search,
-known before any job is run again.
+It then measures the rates again with the guard of ``search.smallest_passing`` in the simulated
+search (for a loose threshold ``m_p* + 1, + 2, + 4, …`` probed until one passes with every
+replica, as SPEC A7.5a's guard probe closes every interval; the real searches run without it):
+the power the criterion would have with a guarded search, known before any job is run again.
 
 Usage: ``.venv/bin/python bench/diagnose_select_width.py [--preset full] [--seed 0]
 [--store results/published/full.sqlite] [--simulations 200]`` (one JSON object; the full
@@ -22,6 +22,7 @@ preset's 2 x 200 simulations per variant take about a minute).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 from collections import Counter
 from typing import Any
@@ -40,32 +41,10 @@ from attnsep.train import search
 NAME = "select-width"
 
 
-def loose(m_star: int | None, sizes_passing_all: list[int]) -> bool:
-    """Whether a threshold is loose: no size in ``m*`` or ``m* + 1`` passed with every
-    replica, so a bootstrap draw that fails at ``m*`` moves further than one step."""
-    return m_star is not None and not any(m_star <= s <= m_star + 1 for s in sizes_passing_all)
-
-
-def guarded(evaluate: Any, target: float, start: int, limit: int) -> tuple[Any, list[Any]]:
-    """``search.smallest_passing``, then for a loose threshold sizes ``m* + 1, + 2, + 4, …``
-    (at most ``limit``) probed until one passes with every replica."""
-    m_star, probes = search.smallest_passing(evaluate, target, start, limit)
-    if not loose(m_star, [p.size for p in probes if p.successes == p.trials]):
-        return m_star, probes
-    known, step = {p.size: p for p in probes}, 1
-    while True:
-        size = min(m_star + step, limit)
-        if size not in known:
-            outcomes = tuple(np.asarray(evaluate(size), dtype=bool).tolist())
-            known[size] = search.Probe(size, outcomes)
-        if known[size].successes == known[size].trials or size == limit:
-            return m_star, sorted(known.values(), key=lambda p: p.size)
-        step *= 2
-
-
 def is_loose(record: dict[str, Any]) -> bool:
-    """``loose`` on a stored record."""
-    return loose(record["m_star"], [p["size"] for p in record["probes"] if all(p["outcomes"])])
+    """``search.loose`` on a stored record."""
+    passed_by_all = [p["size"] for p in record["probes"] if all(p["outcomes"])]
+    return search.loose(record["m_star"], passed_by_all)
 
 
 def tally(hypotheses: calibration.Hypotheses, config: Any, runs: int) -> dict[str, Any]:
@@ -118,7 +97,7 @@ def main() -> None:
     out["real run's loose thresholds"] = sum(map(is_loose, records))
     out["as searched"] = rates(records, config, args.simulations)
     out["as searched, per series"] = tally(hypotheses, config, args.simulations)
-    laws.smallest_passing = guarded  # the simulated search, for the second variant only
+    laws.smallest_passing = functools.partial(search.smallest_passing, guard=True)
     out["with a guard probe"] = rates(records, config, args.simulations)
     print(json.dumps(out, indent=1))
 

@@ -52,21 +52,31 @@ def probe_matrix(probes: Sequence[dict]) -> tuple[list[int], np.ndarray]:
 
 
 def smallest_passing(
-    evaluate: Callable[[int], Outcomes], target: float, start: int, limit: int
+    evaluate: Callable[[int], Outcomes],
+    target: float,
+    start: int,
+    limit: int,
+    guard: bool = False,
 ) -> tuple[int | None, list[Probe]]:
     """Smallest size in ``[start, limit]`` (doubling, then bisection) with a rate ``>= target``.
 
     ``evaluate(size)`` returns each replica's success. Returns ``(None, probes)`` when even
-    ``limit`` fails.
+    ``limit`` fails. With ``guard``, a *loose* answer ``m*`` (``loose``) gets ``m* + 1, + 2,
+    + 4, …`` probed, at most ``limit``, until one passes with every replica: a bootstrap draw
+    that resamples the replicas failing at ``m*`` then moves to that probe, not to the next size
+    the doubling left, nor past every probe (SPEC Part E; A7.5a's guard probe).
     """
     int_at_least("start", start, 1)
     require(limit >= start, f"limit must be >= start={start}, got {limit}")
     probes: dict[int, Probe] = {}
 
-    def passes(size: int) -> bool:
+    def probe(size: int) -> Probe:
         if size not in probes:
             probes[size] = Probe(size, tuple(np.asarray(evaluate(size), dtype=bool).tolist()))
-        return probes[size].rate >= target
+        return probes[size]
+
+    def passes(size: int) -> bool:
+        return probe(size).rate >= target
 
     size, failing = start, start - 1
     while not passes(size):
@@ -80,4 +90,17 @@ def smallest_passing(
             size = middle
         else:
             failing = middle
+    if guard and loose(size, [p.size for p in probes.values() if p.successes == p.trials]):
+        step = 1
+        while (guarded := probe(min(size + step, limit))).successes < guarded.trials:
+            if guarded.size == limit:
+                break
+            step *= 2
     return size, sorted(probes.values(), key=lambda p: p.size)
+
+
+def loose(m_star: int | None, passed_by_all: Sequence[int]) -> bool:
+    """Whether a threshold is loose: neither ``m*`` nor ``m* + 1`` is among the sizes
+    ``passed_by_all`` (probed and passed by every replica), so a bootstrap draw that fails at
+    ``m*`` moves further than one step, or past every probe."""
+    return m_star is not None and not any(m_star <= s <= m_star + 1 for s in passed_by_all)
