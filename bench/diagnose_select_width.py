@@ -1,5 +1,6 @@
-"""Why B5.2's criterion misses its power goal at a preset (SPEC B5.2, Part E): a diagnosis
-printed beside the pre-registered rates, not a benchmark and not a verdict.
+"""Why B5.2's criterion missed its power goal at the full preset with an unguarded width search
+(SPEC B5.2, Part E): a diagnosis printed beside the pre-registered rates, not a benchmark and not
+a verdict.
 
 From the exploratory run's records (the fit ``bench/preregister.py`` makes) it simulates runs
 from the paper's law, as the pre-registration does, and tallies per ``(q, d)`` series which of
