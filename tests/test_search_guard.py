@@ -111,7 +111,5 @@ def test_b52s_simulated_search_is_guarded_as_the_real_one() -> None:
     found = [b52.simulated_search(2000.0, 0.05, 16, 8192, rng) for _ in range(200)]
     assert all(guarded(m, probes, 8192) for m, probes in found)
     rng = np.random.default_rng(7)
-    latent = [b52.calibration.replica_thresholds(2000.0, 0.05, 16, TARGET, rng) for _ in range(200)]
-    plain = [smallest_passing(lambda m, t=t: t <= m, TARGET, 2, 8192) for t in latent]
-    broken = [not guarded(m, [p.as_record() for p in probes], 8192) for m, probes in plain]
-    assert np.mean(broken) > 0.1
+    plain = [b52.simulated_search(2000.0, 0.05, 16, 8192, rng, guard=False) for _ in range(200)]
+    assert np.mean([not guarded(m, probes, 8192) for m, probes in plain]) > 0.1
