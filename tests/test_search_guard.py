@@ -64,3 +64,52 @@ def test_without_a_passing_size_the_guard_has_nothing_to_guard() -> None:
         evaluate, TARGET, 2, 256
     )
     assert not loose(None, [])
+
+
+def guarded(m_star: int | None, probes: list[dict], limit: int) -> bool:
+    """The guard's contract on a search's probe records: ``m* + 1, + 2, + 4, …`` are probed up
+    to the first size every replica passes (or ``limit``), unless ``m*`` itself is that size."""
+    sizes = {p["size"]: all(p["outcomes"]) for p in probes}
+    if m_star is None or sizes[m_star]:
+        return True
+    step = 1
+    while (size := min(m_star + step, limit)) in sizes:
+        if sizes[size] or size == limit:
+            return True
+        step *= 2
+    return False
+
+
+def test_the_width_search_of_b52_and_c_is_guarded(monkeypatch) -> None:
+    """``population_threshold`` (B5.2 and Part C) probes above a loose ``m_p*``: replica 0
+    reaches the target from width 40 and the 15 others from 24, so 24 passes with 15 of 16, and
+    no size the unguarded search probes (up to 32) passes with all 16."""
+    from attnsep.exact.family import FamilyBest
+    from attnsep.train import selection_threshold as sel
+
+    def loss(T, q, m_p, d, samples, stream, descent):
+        slow = stream == sel.stream_seed(0, 0, "population-threshold")
+        reached = m_p >= (40 if slow else 24)
+        return FamilyBest(alpha=1.0, loss=0.1 if reached else 0.5, stderr=0.0, uniform=1.0)
+
+    monkeypatch.setattr(sel, "best_law_loss", loss)
+    record = sel.population_threshold(64, 2, 1, 16, seed=0, samples=8, m_limit=256, by_law=True)
+    sizes = [p["size"] for p in record["probes"]]
+    assert record["m_star"] == 24 and {25, 26, 28, 40} <= set(sizes) and max(sizes) == 40
+    assert [p["size"] for p in record["probes"] if all(p["outcomes"])] == [40]
+    assert guarded(24, record["probes"], 256)
+
+
+def test_b52s_simulated_search_is_guarded_as_the_real_one() -> None:
+    """Every one of 200 simulated searches (``select_width.calibration.simulated_search``) at a
+    threshold near the doubling's 2048 keeps the guard's contract; the same latent thresholds
+    searched without the guard break it in over a tenth of the searches (so the check can
+    fail)."""
+    from attnsep.experiments.select_width import calibration as b52
+
+    rng = np.random.default_rng(7)
+    found = [b52.simulated_search(2000.0, 0.05, 16, 8192, rng) for _ in range(200)]
+    assert all(guarded(m, probes, 8192) for m, probes in found)
+    rng = np.random.default_rng(7)
+    plain = [b52.simulated_search(2000.0, 0.05, 16, 8192, rng, guard=False) for _ in range(200)]
+    assert np.mean([not guarded(m, probes, 8192) for m, probes in plain]) > 0.1

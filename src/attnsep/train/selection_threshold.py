@@ -185,7 +185,11 @@ def population_threshold(
     the family's loss in ``α`` (``best_family_loss(descent=True)``). Each replica is an
     independent Monte Carlo estimate of that loss (``samples`` sequences to fit ``α``, as many
     to evaluate it; stream ``(seed, e, "population-threshold")``); it succeeds at ``m_p`` when
-    its loss is ``<= target x`` uniform. Bisection as :func:`trained_threshold`. With ``by_law``
+    its loss is ``<= target x`` uniform. Bisection as :func:`trained_threshold`, guarded
+    (``search.smallest_passing(..., guard=True)``): a loose ``m_p*``, passed by fewer than all
+    replicas with neither it nor ``m_p* + 1`` passed by all, gets ``m_p* + 1, + 2, + 4, …``
+    probed until one passes with every replica, so that no bootstrap draw over the replicas
+    leaves the probes (SPEC B5.2, Part E). With ``by_law``
     (``sphere`` only) each loss comes from ``exact.family_law.best_law_loss``, whose cost does
     not grow with ``T``; the record then says ``"evaluator": "law"``."""
     require(not by_law or kind == "sphere", f"by_law needs sphere encodings, got {kind!r}")
@@ -203,7 +207,7 @@ def population_threshold(
             ]
         return [b.loss <= target * b.uniform for b in runs[m_p]]
 
-    m_star, probes = smallest_passing(evaluate, RATE, 2, m_limit)
+    m_star, probes = smallest_passing(evaluate, RATE, 2, m_limit, guard=True)
     return {
         "T": T,
         "q": q,

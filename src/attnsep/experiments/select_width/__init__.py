@@ -43,8 +43,8 @@ EXPERIMENT = register(
         figure,
         calibration,
         searches=True,
-        version=4,
-        criterion_version=3,
+        version=5,
+        criterion_version=4,
         tuned_on=(0, 1, 3),
     )
 )

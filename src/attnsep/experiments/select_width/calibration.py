@@ -2,7 +2,7 @@
 
 Each simulated run redraws the law's parameters from their fits to bootstrap draws of the run,
 each replica's latent threshold is drawn around that law with the run's replica noise, and
-searched by ``search.smallest_passing`` exactly as ``population_threshold`` searches.
+searched by ``search.smallest_passing`` exactly as ``population_threshold`` searches (guarded).
 """
 
 from __future__ import annotations
@@ -99,16 +99,21 @@ def law_for(laws: dict[int, SeriesLaws], q: int) -> SeriesLaws | None:
 
 
 def simulated_search(
-    value: float, spread: float, replicas: int, m_limit: int, rng: np.random.Generator
+    value: float,
+    spread: float,
+    replicas: int,
+    m_limit: int,
+    rng: np.random.Generator,
+    guard: bool = True,
 ) -> tuple[int | None, list[dict]]:
     """One simulated ``population_threshold`` search: per replica a latent threshold, log-normal
     with log-spread ``spread`` and 90% quantile ``value`` (``calibration.replica_thresholds``);
     a replica passes width ``m`` when its threshold is ``<= m``; ``search.smallest_passing`` from
-    2 to ``m_limit``, as the real search."""
+    2 to ``m_limit`` with its guard, as the real search (``guard=False``: as version 4's)."""
     from ...train import selection_threshold as sel
 
     latent = calibration.replica_thresholds(value, spread, replicas, sel.RATE, rng)
-    m_star, probes = smallest_passing(lambda m: latent <= m, sel.RATE, 2, m_limit)
+    m_star, probes = smallest_passing(lambda m: latent <= m, sel.RATE, 2, m_limit, guard=guard)
     return m_star, [p.as_record() for p in probes]
 
 

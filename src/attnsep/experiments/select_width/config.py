@@ -88,7 +88,10 @@ class Config(WidthSearch):
     in at least 90% of ``seeds`` replicas; bisection on the integer ``m_p``.
 
     Criterion (SPEC B5.2, Parts E and F; criterion version 3, written after the standard data
-    of master seeds 0, 1 and 3 were seen, so its confirmatory runs are on other seeds). Each
+    of master seeds 0, 1 and 3 were seen, so its confirmatory runs are on other seeds; version 4
+    applies the same rules to the guarded search, ``selection_threshold.population_threshold``,
+    after the full preset's power of 0.545 was traced to loose thresholds on master seed 0's
+    records, ``bench/diagnose_select_width.py``). Each
     ``m_p*`` is made continuous as the middle of its integer cell, ``m_p* − 0.5``, its bootstrap
     draws over replicas each moved uniformly within the cell (``select_width.verdict``). Per
     ``(q, d)`` series with at least 4 ``T``'s, two rules (``metrics.growth``):

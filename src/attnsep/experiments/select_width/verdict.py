@@ -33,7 +33,8 @@ from .config import Config
 
 CRITERION = (
     "per (q, d) series, m_p* as the middle of its integer cell (m_p* - 0.5, bootstrap draws over "
-    "replicas moved uniformly within the cell), at least 4 T's; (i) curvature: the local "
+    "replicas, on a search guarded so that none leaves the probes, moved uniformly within the "
+    "cell), at least 4 T's; (i) curvature: the local "
     "log-log exponent on the larger half of the T's interval-separated below the smaller half's, "
     f"or its upper end below {SELECTION_RIVAL_MIN_ALPHA}, sides with the paper; its lower end at "
     f"least {SELECTION_RIVAL_MIN_ALPHA} with no such fall sides with the rival; (ii) held-out: "
@@ -44,7 +45,7 @@ CRITERION = (
     "both rules side with it; a q = 1 series flat within ± 1 is not judged: reproduced when "
     "every judged series is decided for the paper, not reproduced when some series is decided "
     "for the rival, inconclusive otherwise; p per series and the W = alpha I family's "
-    "q-scaling reported beside, not decided on (criterion version 3)"
+    "q-scaling reported beside, not decided on (criterion version 4)"
 )
 
 FLAT = "flat"

@@ -28,7 +28,7 @@ EXPERIMENT = register(
         verdict,
         figure,
         searches=True,
-        version=4,
+        version=5,
         kind="check",
         criterion_version=3,
         tuned_on=(0, 1, 3),
