@@ -29,20 +29,24 @@ reproduce-full: install
 		--page docs/claims-full.md --assets docs/claims-full \
 		--beside $(if $(wildcard $(REPLICATION)/claims.json),$(REPLICATION),docs/claims.md)
 
-# The published paper-scale page again, from the two stores of docs/runs/ (stored records only,
-# in a folder of their own: a run of reproduce-full in results/ is left alone): the verdicts of
-# master seed 2, a confirmatory seed, with master seed 0's (exploratory) and the standard
-# preset's five-seed ones beside them, and the page's own paragraph on the runs kept; both stores
-# hold every job of the preset, so nothing is computed.
+# The published paper-scale page again, from the stores of docs/runs/ (stored records only, in a
+# folder of their own: a run of reproduce-full in results/ is left alone): the verdicts of master
+# seed 2, a confirmatory seed, with master seed 0's (exploratory) and the standard preset's
+# five-seed ones beside them, and the page's own paragraph on the runs kept; master seed 1's
+# select-width (B5.2's fresh confirmation) judged into a report of its own. The stores hold every
+# job they are judged on, so nothing is computed.
 PUBLISHED = results/published
 claims-full-page: install
 	rm -rf $(PUBLISHED) && mkdir -p $(PUBLISHED)
 	gunzip -c docs/runs/full.sqlite.gz > $(PUBLISHED)/full.sqlite
 	gunzip -c docs/runs/full-seed2.sqlite.gz > $(PUBLISHED)/full-seed2.sqlite
+	gunzip -c docs/runs/full-seed1-select-width.sqlite.gz > $(PUBLISHED)/full-seed1.sqlite
 	$(VENV)/bin/attnsep reproduce --full --seed 0 --store $(PUBLISHED)/full.sqlite \
 		--out $(PUBLISHED)/report-full
 	$(VENV)/bin/attnsep reproduce --full --seed 2 --store $(PUBLISHED)/full-seed2.sqlite \
 		--out $(PUBLISHED)/report-full-seed2
+	$(VENV)/bin/attnsep reproduce --full --seed 1 --only select-width \
+		--store $(PUBLISHED)/full-seed1.sqlite --out $(PUBLISHED)/report-full-seed1
 	$(PY) docs/build_claims_page.py $(PUBLISHED)/report-full-seed2 \
 		--store $(PUBLISHED)/full-seed2.sqlite --page docs/claims-full.md --assets docs/claims-full \
 		--beside $(PUBLISHED)/report-full --beside docs/claims.md \

@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from attnsep.engine.runs import busy_wall
+from attnsep.report.claims import planned_jobs
 from attnsep.report.html import KIND_TEXT, agreement_text, seed_verdicts, source_text
 
 DOCS = Path(__file__).resolve().parent
@@ -264,19 +265,45 @@ def duration(seconds: float) -> str:
     return f"{minutes} min {rest:02d} s" if minutes else f"{seconds:.1f} s"
 
 
-def run_cost(store: Path, gap: float = 600.0, named: bool = False) -> str:
+def judged_keys(claims: list[dict]) -> set[str] | None:
+    """The job keys behind ``claims``: each registered experiment's jobs at the claim's preset,
+    on its master seed and its replication's seeds; ``None`` when no claim names a registered
+    experiment (e.g. a report of an experiment defined in a notebook)."""
+    from attnsep.experiments.base import REGISTRY
+    from attnsep.experiments.modules import load_all
+
+    load_all()
+    keys: set[str] = set()
+    for claim in claims:
+        if claim.get("name") not in REGISTRY or "preset" not in claim:
+            continue
+        seeds = {claim.get("seed"), *claim.get("replication", {}).get("seeds", [])}
+        for seed in seeds:
+            for jobs in planned_jobs([claim["name"]], claim["preset"], seed).values():
+                keys.update(job.key for job in jobs)
+    return keys or None
+
+
+def run_cost(
+    store: Path, gap: float = 600.0, named: bool = False, keys: set[str] | None = None
+) -> str:
     """One sentence on the run in ``store`` (``named``: the store's file named in it): its
-    finished jobs, their CPU time (the jobs' own seconds, summed) and the wall time during
-    which at least one of them ran, in how many stretches (a pause of more than ``gap``
-    seconds between jobs starts another)."""
+    finished jobs (with ``keys``, those of them only, :func:`judged_keys`; the rest, e.g. the
+    jobs of an experiment's older version kept for the record, counted apart), their CPU time
+    (the jobs' own seconds, summed) and the wall time during which at least one of them ran,
+    in how many stretches (a pause of more than ``gap`` seconds between jobs starts another)."""
     if not store.is_file():
         raise ValueError(f"store {str(store)!r} does not exist")
     with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
-        jobs = db.execute(
-            "SELECT started, finished, seconds FROM jobs WHERE status = 'done' ORDER BY started"
+        hashes = "config_hash" if keys is not None else "NULL"
+        rows = db.execute(
+            f"SELECT started, finished, seconds, {hashes} FROM jobs WHERE status = 'done' "
+            "ORDER BY started"
         ).fetchall()
+    jobs = [row[:3] for row in rows if keys is None or row[3] in keys]
+    others = len(rows) - len(jobs)
     if not jobs:
-        raise ValueError(f"store {str(store)!r} holds no finished job")
+        raise ValueError(f"store {str(store)!r} holds no finished job of this report")
     wall, stretches = busy_wall([(started, finished) for started, finished, _ in jobs], gap)
     cpu = sum(seconds for *_, seconds in jobs)
     where = "in one stretch" if stretches == 1 else f"in {stretches} stretches"
@@ -284,6 +311,10 @@ def run_cost(store: Path, gap: float = 600.0, named: bool = False) -> str:
     return (
         f"{run}: {len(jobs)} jobs, {duration(cpu)} of CPU time (the jobs' own times summed) "
         f"and {duration(wall)} of wall time while at least one job ran, {where}."
+    ) + (
+        f" The store holds {others} more, of other versions or configs, not counted."
+        if others
+        else ""
     )
 
 
@@ -448,7 +479,8 @@ def build(
     ``note``: a paragraph under the cost (e.g. what of the run is still to come)."""
     reports = [(folder, *load(folder)) for folder in folders]
     named = len(stores or []) > 1
-    cost = " ".join(run_cost(store, named=named) for store in stores) if stores else None
+    keys = judged_keys([claim for _, _, claims in reports for claim in claims])
+    cost = " ".join(run_cost(s, named=named, keys=keys) for s in stores) if stores else None
     other = [beside_verdicts(folder) for folder in beside or []]
     assets.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=assets.parent, prefix=".claims-"))

@@ -214,6 +214,29 @@ def test_the_summary_says_what_a_resumed_run_cost(report: Path, tmp_path: Path) 
     assert (docs / "claims.md").read_text() == summary  # an error leaves the pages alone
 
 
+def test_the_cost_counts_the_judged_jobs_only(tmp_path: Path) -> None:
+    """Jobs the report's claims did not judge (an older version's, kept for the record) are
+    counted apart, not in the run's CPU and wall time."""
+    from attnsep.report.claims import planned_jobs
+
+    (judged, *_), *_ = planned_jobs(["one-step"], "quick", 5).values()
+    store = tmp_path / "run.sqlite"
+    with sqlite3.connect(store) as db:
+        db.execute("CREATE TABLE jobs (started, finished, seconds, status, config_hash)")
+        rows = [(0, 10, 10, "done", judged.key), (20, 1020, 1000, "done", "older-version")]
+        db.executemany("INSERT INTO jobs VALUES (?, ?, ?, ?, ?)", rows)
+    one_step = claim(name="one-step", preset="quick", seed=5)
+    keys = claims_page.judged_keys([one_step, claim()])
+    assert judged.key in keys and "older-version" not in keys
+    assert claims_page.run_cost(store, keys=keys) == (
+        "The run: 1 jobs, 10.0 s of CPU time (the jobs' own times summed) and 10.0 s of wall "
+        "time while at least one job ran, in one stretch. The store holds 1 more, of other "
+        "versions or configs, not counted."
+    )
+    assert claims_page.judged_keys([claim()]) is None  # no registered experiment: all count
+    assert claims_page.run_cost(store).startswith("The run: 2 jobs, 16 min 50 s of CPU")
+
+
 def test_a_claim_judged_again_in_a_later_report_takes_the_earlier_ones_place(
     report: Path, tmp_path: Path
 ) -> None:
