@@ -179,6 +179,23 @@ def test_report_rebuilds_the_same_claims_from_the_store_without_computing(
         assert claims_of(folder) == claims_of(out)
 
 
+def test_report_judges_in_at_most_one_process_per_cpu(inline, tmp_path, monkeypatch):
+    """A worker count past the CPUs (here one) starts no more judges than there are CPUs: more
+    would only start interpreters; with one CPU the experiments are judged in this process."""
+    import attnsep.engine.executors
+    from attnsep import api
+
+    store, out = inline
+
+    def no_pool(size: int):
+        raise AssertionError(f"a pool of {size} judges on one CPU")
+
+    monkeypatch.setattr("attnsep.report.claims.os.cpu_count", lambda: 1)
+    monkeypatch.setattr(attnsep.engine.executors, "spawn_pool", no_pool)
+    api.report(out=tmp_path / "r", store=store, workers=2**62)
+    assert claims_of(tmp_path / "r") == claims_of(out)
+
+
 def test_report_with_no_workers_is_a_one_line_error(inline, tmp_path):
     store, _ = inline
     result = attnsep(

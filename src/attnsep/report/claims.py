@@ -10,6 +10,7 @@ for a seed the criterion was tuned on, ``confirmatory`` for one it never saw.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
@@ -89,17 +90,18 @@ def build_claims(
     ``NONE``) says where each entry's ``calibration``, its criterion's error rates, comes from.
     ``runs`` lists the verdicts of the complete runs on the criterion's exploratory seeds and on
     ``seeds_run`` (other master seeds reproduced into this store). With ``workers > 1`` the
-    experiments are judged side by side in that many fresh processes, each reading the store
-    (the claims are the same, in the same order: each experiment's simulations draw from their
-    own seeds)."""
+    experiments are judged side by side in that many fresh processes (at most one per CPU: more
+    would only start more interpreters, a few seconds each), each reading the store (the claims
+    are the same, in the same order: each experiment's simulations draw from their own seeds)."""
     groups = list(planned_jobs(names, preset, seed).items())
     args = [(name, jobs, preset, out, seed, calibrate, tuple(seeds_run)) for name, jobs in groups]
-    if workers <= 1 or len(args) <= 1:
+    judges = min(workers, len(args), os.cpu_count() or 1)
+    if judges <= 1:
         judged = [judge(store, *arg) for arg in args]
     else:
         from ..engine.executors import spawn_pool
 
-        with spawn_pool(min(workers, len(args))) as pool:
+        with spawn_pool(judges) as pool:
             judged = list(pool.map(_judge_from, [(store.path, *arg) for arg in args]))
     return [claim for claims in judged for claim in claims]
 

@@ -320,8 +320,8 @@ def report(
     store
         The results database of the reproduction (it must exist; it is only read).
     workers
-        Processes judging the experiments side by side (default: the number of CPUs; 1: in
-        this process). The claims are the same whatever the number.
+        Processes judging the experiments side by side (default and most: the number of
+        CPUs; 1: in this process). The claims are the same whatever the number.
     claim
         One entry's id (e.g. ``A7.3b``): the result holds only that entry, with its full
         reason, measured values and criterion (none when the last reproduction did not judge
