@@ -16,12 +16,13 @@ and the folder ``docs/claims/`` are replaced whole, so nothing of an older run i
         --page docs/claims-full.md --assets docs/claims-full
 
 With ``--store`` (the run's own results database; repeated, one per run of several folders),
-the summary says what each run cost: its jobs' CPU time summed and its wall time, the time
-during which at least one job ran (a run stopped and resumed counts only its stretches of
-work). With ``--beside FOLDER`` (another report, e.g. the standard preset's five-seed
-replication ``results/report-replication``; repeated, one column each), the summary shows each
-claim's verdict there in a column of its own, so that what changes at paper scale, or on
-another master seed, is seen at a glance.
+the summary says what each run cost: the CPU time of the jobs its claims judge, summed, and its
+wall time, the time during which at least one of them ran (a run stopped and resumed counts only
+its stretches of work); the store's other jobs (e.g. an older version's) are counted apart.
+With ``--beside FOLDER`` (another report, e.g. the standard preset's five-seed replication
+``results/report-replication``; repeated, one column each), the summary shows each claim's
+verdict there in a column of its own, so that what changes at paper scale, or on another master
+seed, is seen at a glance.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from attnsep.engine.runs import busy_wall
+from attnsep.experiments.base import REGISTRY
+from attnsep.experiments.modules import load_all
 from attnsep.report.claims import planned_jobs
 from attnsep.report.html import KIND_TEXT, agreement_text, seed_verdicts, source_text
 
@@ -269,9 +272,6 @@ def judged_keys(claims: list[dict]) -> set[str] | None:
     """The job keys behind ``claims``: each registered experiment's jobs at the claim's preset,
     on its master seed and its replication's seeds; ``None`` when no claim names a registered
     experiment (e.g. a report of an experiment defined in a notebook)."""
-    from attnsep.experiments.base import REGISTRY
-    from attnsep.experiments.modules import load_all
-
     load_all()
     keys: set[str] = set()
     for claim in claims:
