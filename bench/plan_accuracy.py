@@ -1,18 +1,20 @@
-"""The full preset's plan against its run so far: per experiment, the finished jobs' measured
-seconds over the seconds the plan gives the same jobs (goal 0.67-1.5, target 8c), and the
-run's wall time (the union of its jobs' intervals) beside the plan's wall time for the jobs it
-has finished; once every job has, the whole run's wall time against the whole plan's.
+"""A preset's plan against its run so far: per experiment, the finished jobs' measured seconds
+over the seconds the plan gives the same jobs (goal 0.67-1.5, target 8c), and the run's wall
+time (the union of its jobs' intervals) beside the plan's wall time for the jobs it has
+finished; once every job has, the whole run's wall time against the whole plan's.
 
-    python bench/full_plan_accuracy.py results/full.sqlite
-    python bench/full_plan_accuracy.py --seed 2 results/full-seed2.sqlite
+    python bench/plan_accuracy.py results/full.sqlite
+    python bench/plan_accuracy.py --seed 2 results/full-seed2.sqlite
+    python bench/plan_accuracy.py --preset standard --replicate 5 results/replication.sqlite
 
-(``--seed``: the run's master seed, default each preset's own, 0; the published timings price
-a job of another master seed from the same config's, so its ratio is how well one seed's
-seconds foretell another's.)
+(``--seed``: the run's master seed, default each preset's own; ``--replicate N``: the N master
+seeds of ``attnsep reproduce --replicate N``, from ``--seed`` or the replication's first. The
+published timings price a job of another master seed from the same config's, so its ratio is
+how well one seed's seconds foretell another's.)
 
-The plan is made as ``attnsep reproduce --full --plan`` makes it on an empty store (published
-timings and the experiments' cost models, no calibration), so it is the estimate a user sees
-before starting; the store is only read.
+The plan is made as ``attnsep reproduce --plan`` makes it on an empty store (published timings
+and the experiments' cost models, no calibration), so it is the estimate a user sees before
+starting; the store is only read.
 """
 
 from __future__ import annotations
@@ -24,13 +26,17 @@ from pathlib import Path
 from attnsep.engine.plan import list_schedule, make_plan
 from attnsep.engine.runs import busy_wall
 from attnsep.engine.store import Store
+from attnsep.report.replication import seeds_for
 from attnsep.report.reproduction import planned
 
 GOAL = (0.67, 1.5)
 
 
-def main(path: str, seed: int | None = None) -> None:
-    _, groups, engine = planned("full", None, seed, "process", [])
+def main(
+    path: str, preset: str = "full", seed: int | None = None, replicate: int | None = None
+) -> None:
+    seeds = seeds_for(seed, None, replicate)
+    _, groups, engine = planned(preset, None, None if seeds else seed, "process", seeds)
     plan = make_plan(groups, None, "process", engine.workers, budget=0)
     planned_seconds = {c.job.key: c.seconds for c in plan.to_run}
     db = Store(Path(path))
@@ -38,10 +44,10 @@ def main(path: str, seed: int | None = None) -> None:
         rows = [r for r in db.rows(keys=list(planned_seconds)) if r["status"] == "done"]
     finally:
         db.close()
-    by_experiment: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    by_experiment: dict[str, list[tuple[float, float | None]]] = defaultdict(list)
     for r in rows:
         by_experiment[r["experiment"]].append((r["seconds"], planned_seconds[r["config_hash"]]))
-    print(f"{len(rows)} of {len(planned_seconds)} full jobs finished in {path}")
+    print(f"{len(rows)} of {len(planned_seconds)} {preset} jobs finished in {path}")
     print(f"{'experiment':<22} {'jobs':>4} {'measured s':>11} {'planned s':>10} {'ratio':>6}")
     for name, pairs in sorted(by_experiment.items()):
         measured, estimate = sum(m for m, _ in pairs), sum(p or 0.0 for _, p in pairs)
@@ -56,7 +62,7 @@ def main(path: str, seed: int | None = None) -> None:
         f"for these jobs on {engine.workers} workers: ratio {wall / scheduled:.2f}; whole plan "
         f"{plan.wall:.0f} s wall, {plan.cpu:.0f} s CPU"
     )
-    if len(rows) == len(planned_seconds) and plan.wall:  # the done-when of the full run
+    if len(rows) == len(planned_seconds) and plan.wall:  # the whole run
         ratio = wall / plan.wall
         within = "within" if GOAL[0] <= ratio <= GOAL[1] else "outside"
         totals = f"{wall:.0f} s wall / {plan.wall:.0f} s planned = {ratio:.2f}"
@@ -64,8 +70,10 @@ def main(path: str, seed: int | None = None) -> None:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description="The full preset's plan against its run.")
+    parser = argparse.ArgumentParser(description="A preset's plan against its run.")
     parser.add_argument("store", nargs="?", default="results/full.sqlite")
-    parser.add_argument("--seed", type=int, default=None, help="the run's master seed")
+    parser.add_argument("--preset", default="full", help="quick, standard or full")
+    parser.add_argument("--seed", type=int, default=None, help="the run's (first) master seed")
+    parser.add_argument("--replicate", type=int, default=None, help="master seeds replicated")
     args = parser.parse_args()
-    main(args.store, args.seed)
+    main(args.store, args.preset, args.seed, args.replicate)
