@@ -36,7 +36,7 @@ def main(
     path: str, preset: str = "full", seed: int | None = None, replicate: int | None = None
 ) -> None:
     seeds = seeds_for(seed, None, replicate)
-    _, groups, engine = planned(preset, None, None if seeds else seed, "process", seeds)
+    _, groups, engine = planned(preset, None, seed, "process", seeds)
     plan = make_plan(groups, None, "process", engine.workers, budget=0)
     planned_seconds = {c.job.key: c.seconds for c in plan.to_run}
     db = Store(Path(path))
