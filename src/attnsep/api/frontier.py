@@ -107,9 +107,12 @@ def frontier_select(
     """The selector's width ``d + m_p*`` against the FCN's proven minimum first-layer width,
     per ``T`` (SPEC Part C; ``attnsep frontier select``).
 
-    ``m_p*``: the smallest PE width whose selectors, run by population gradient descent from
-    ``W = 0``, reach loss ``<= 0.2 x`` the uniform-attention loss in ``>= 90%`` of the
-    replicas. The jobs are the ``separation-select`` experiment's, stored in ``store``.
+    ``m_p*``: the smallest PE width whose selectors (the position block, ``m_p*^2``
+    parameters), run by population gradient descent from ``W = 0``, reach loss ``<= 0.2 x``
+    the uniform-attention loss in ``>= 90%`` of the replicas; the descent stays on
+    ``W = alpha I`` (rotation symmetry). The FCN's: the least first-layer width any net on
+    ``(vec X, 1_y)`` needs for that loss (SPEC B4). The jobs are the ``separation-select``
+    experiment's: stored in ``store``, never computed twice.
 
     Parameters
     ----------
@@ -124,8 +127,8 @@ def frontier_select(
     seed
         Base seed.
     solver
-        ``law`` (losses from the products' law: any ``T``), ``population`` (drawn sequences)
-        or ``sgd``.
+        ``law`` (losses from the products' law, at a cost independent of ``T``),
+        ``population`` (drawn sequences) or ``sgd``.
     store
         The results database; its stored jobs are read back, not computed again.
 
@@ -142,10 +145,7 @@ def frontier_select(
     int_at_least("seed", seed, 0)
     check_writable(store)
     one_of("solver", solver, FRONTIER_SOLVERS)
-    for T in Ts:  # the smallest selector of the search must fit (a lower bound)
-        probe = SelectionTrainConfig(d=d, T=T, q=qs[0], pe_dim=1, batch=1, seeds=seeds)
-        what = f"frontier select at T={T}, d={d}, {seeds} seeds"
-        check_resources(what, selection_peak(probe), None, "seeds, d or T", forced_by=None)
+    _check_smallest_selectors(Ts, qs[0], d, seeds)
     from ..experiments.separation_select.config import Config as SelectConfig
     from ..experiments.separation_select.frontier import summary
     from ..results import FrontierResult
@@ -154,3 +154,11 @@ def frontier_select(
     ran = _run_stored("separation-select", {**config, "solver": solver}, store)
     typed = cast(SelectConfig, ran.config)
     return FrontierResult("select", summary(ran.records, typed), ran)
+
+
+def _check_smallest_selectors(Ts: list[int], q: int, d: int, seeds: int) -> None:
+    """The smallest selector of the search at each ``T`` must fit (a lower bound)."""
+    for T in Ts:
+        probe = SelectionTrainConfig(d=d, T=T, q=q, pe_dim=1, batch=1, seeds=seeds)
+        what = f"frontier select at T={T}, d={d}, {seeds} seeds"
+        check_resources(what, selection_peak(probe), None, "seeds, d or T", forced_by=None)

@@ -35,7 +35,7 @@ def train_selector(
     pe: str = default(SelectionTrainConfig, "pe"),
     seeds: int = default(SelectionTrainConfig, "seeds"),
     seed: int = 0,
-    eval_lengths: Iterable[int] = (),
+    eval_lengths: Iterable[int] | None = None,
     eval_size: int = EVAL_SIZE,
     save: str | Path | None = None,
     progress: Progress | None = None,
@@ -63,8 +63,8 @@ def train_selector(
     seed
         Base seed of the training and of the evaluation sets.
     eval_lengths
-        Lengths ``T'`` to evaluate at besides ``T`` (length generalization); a fixed PE
-        table covers the longest, its rows beyond ``T`` never trained.
+        Lengths ``T'`` to evaluate at besides ``T`` (``None``: ``2T, 4T, 8T``); a fixed PE
+        table covers the longest, its rows beyond ``T`` never trained (why it fails there).
     eval_size
         Evaluation sequences per length.
     save
@@ -88,8 +88,10 @@ def train_selector(
     return guarded_run(compute, _selector_guard(config, lengths, eval_size), force, **given)
 
 
-def _evaluation_lengths(T: int, q: int, others: Iterable[int], eval_size: int) -> list[int]:
-    """``T`` and the other lengths to evaluate at, each once, checked with the size."""
+def _evaluation_lengths(T: int, q: int, others: Iterable[int] | None, eval_size: int) -> list[int]:
+    """``T`` and the other lengths to evaluate at (``None``: ``2T, 4T, 8T``), each once, checked
+    with the size."""
+    others = [2 * T, 4 * T, 8 * T] if others is None else others
     lengths = list(dict.fromkeys([T, *int_values("eval length", others, max(q, 1))]))
     int_at_least("eval size", eval_size, 2)
     return lengths

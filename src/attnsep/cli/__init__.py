@@ -12,7 +12,7 @@ from typing import Any
 
 import typer
 
-from . import baselines, engine, select, xor
+from . import engine, library
 
 
 def print_version(asked: bool) -> None:
@@ -46,19 +46,12 @@ COMMANDS: list[tuple[str, Callable[..., Any], str]] = [
     ("show", engine.show_experiment, "An experiment's config fields, presets and cost."),
 ]
 """The commands of their own: name, function, help."""
-GROUPS: list[tuple[str, typer.Typer, str]] = [
-    ("xor", xor.app, "Sparse XOR / k-sparse parity with the query-vector attention model."),
-    ("select", select.app, "Sparse token selection: the one-layer selector, FCN bounds."),
-    ("frontier", baselines.frontier, "Parameters needed vs problem size: attention vs FCN."),
-    ("runs", engine.runs, "Inspect and export the results store."),
-    ("fcn", baselines.fcn, "Fully-connected ReLU baselines on sparse XOR and selection."),
-]
-"""The commands with subcommands: name, group, help."""
 for _name, _command, _help in COMMANDS:
     app.command(_name, help=_help)(_command)
-for _name, _group, _help in GROUPS:
-    app.add_typer(_group, name=_name, help=_help)
-del _name, _command, _group, _help
+app.add_typer(engine.runs, name="runs", help="Inspect and export the results store.")
+for _name, _help in library.GROUPS.items():
+    app.add_typer(library.groups[_name], name=_name, help=_help)
+del _name, _command, _help
 
 
 class Terminated(BaseException):

@@ -1,18 +1,24 @@
 """What the command modules share: common flags and output (JSON, text tables, progress bars,
-runtime errors). rich loads only when something is printed."""
+runtime errors), and the commands that call one library function. rich loads only when
+something is printed."""
 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-JSON_TABLE = typer.Option(False, "--json", help="Print one JSON object instead of a table.")
-JSON = typer.Option(False, "--json", help="Print one JSON object.")
+from .options import options_of, plain
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+JSON = typer.Option(False, "--json", help="Print one JSON object instead of the tables.")
 QUIET = typer.Option(False, "--quiet", help="No progress bar.")
 FORCE = typer.Option(False, "--force", help="Run even above the memory or time guard.")
 
@@ -39,20 +45,16 @@ def show(text: Any) -> None:
         out.print(note)
 
 
-def output(command: str, data: dict[str, Any], as_json: bool) -> None:
-    """A command's result: its JSON object with ``as_json``, else its tables for people."""
+def output(command: str, result: Any, as_json: bool) -> None:
+    """A command's result, a dict or an object with ``report()``: that JSON object with
+    ``as_json``, else its tables for people (its ``table()`` when it has one)."""
+    data = result if isinstance(result, dict) else result.report()
     if as_json:
-        emit_json(data)
-        return
+        return emit_json(data)
     from .. import api
 
-    for text in api.text_tables(command, data):
+    for text in [result.table()] if hasattr(result, "table") else api.text_tables(command, data):
         show(text)
-
-
-def print_result(result: Any, as_json: bool) -> None:
-    """A result's ``report()`` as one JSON object, or its ``table()`` for people."""
-    emit_json(result.report()) if as_json else show(result.table())
 
 
 def fail(message: str) -> typer.Exit:
@@ -114,3 +116,42 @@ def running(label: str, quiet: bool) -> Iterator[tuple[Callable[..., None], Call
             yield on_start, on_done
     except api.WorkerDied as err:
         raise fail(str(err)) from None
+
+
+def library_command(
+    label: str,
+    function: Callable[..., Any],
+    names: str = "",
+    model: type[BaseModel] | None = None,
+    skip: str = "",
+    flags: dict[str, str] | None = None,
+    **fixed: Any,
+) -> Callable[..., Any]:
+    """The command ``label``: ``function`` called with ``fixed``, its parameters ``names`` and
+    ``model``'s fields but ``skip``'s as options (``options.options_of``); ``--quiet`` when it
+    reports progress (a bar), ``--force`` when it can be forced; ``output`` prints the result.
+    Its help is ``function``'s description."""
+    takes = inspect.signature(function).parameters
+
+    def command(
+        config: dict[str, Any], as_json: bool = JSON, quiet: bool = QUIET, force: bool = FORCE
+    ) -> None:
+        given = {**fixed, **config, **({"force": force} if "force" in takes else {})}
+        with steps_bar(label, quiet) as bar:
+            result = function(**given, **({"progress": bar} if "progress" in takes else {}))
+        output(label, result, as_json)
+
+    own = inspect.signature(command, eval_str=True).parameters.values()
+    dropped = {"quiet": "progress", "force": "force"}
+    kept = [p for p in own if dropped.get(p.name, p.name) in {*takes, "config", "as_json"}]
+    command.__signature__ = inspect.Signature(kept)  # type: ignore[attr-defined]
+    command.__doc__ = description(function)
+    made = options_of(function, names, flags)(command)
+    return made if model is None else options_of(model, skip=skip)(made)
+
+
+def description(function: Callable[..., Any]) -> str:
+    """A library function's docstring before its ``Parameters``, as ``--help`` prints it: each
+    paragraph on one line."""
+    text = (inspect.getdoc(function) or "").partition("\nParameters\n")[0].strip()
+    return plain("\n\n".join(" ".join(part.split()) for part in text.split("\n\n")))

@@ -8,7 +8,7 @@ import typer
 
 from .. import api
 from ..configs import PRESET_HELP, require
-from .common import JSON, QUIET, console, emit_json, fail, output, print_result, running, show
+from .common import JSON, QUIET, console, emit_json, fail, output, running, show
 from .options import options_of
 
 EXPERIMENT = typer.Argument(..., help="Experiment (`attnsep list`; its config: `attnsep show`).")
@@ -85,7 +85,7 @@ def sweep(
     title = f"{'plan: ' if plan else ''}sweep {experiment}"
     if (result := plan_or_run("sweep", title, given, plan, quiet or as_json, as_json)) is None:
         return
-    print_result(result, as_json)
+    output("sweep", result, as_json)
     if result.summary()["failed"]:
         raise typer.Exit(1)
 

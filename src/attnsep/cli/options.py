@@ -9,8 +9,7 @@ import inspect
 import re
 import sys
 import types
-from collections.abc import Callable, Sequence
-from pathlib import Path, PurePath
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Union, cast, get_args, get_origin
 
 import typer
@@ -30,16 +29,20 @@ def plain(text: str) -> str:
 
 
 class Spec(NamedTuple):
-    """An option: its default, help and the type the command line parses. A ``listed`` option's
-    text is comma-separated integers (``parse.int_list``); a ``word`` option's is that word, the
-    library's ``None``, or a number of type ``number`` (``parse.word_or_number``)."""
+    """An option: its default, help, the type the command line parses and ``parse(flag, text)``
+    for text the library does not take as it is (``int_list``, ``word_or_number``)."""
 
     default: Any
     help: str
     kind: Any
-    listed: bool = False
-    word: str | None = None
-    number: type = float
+    parse: Callable[[str, str], Any] | None = None
+
+
+def hinted(default: Any, text: str, hint: Any) -> Spec:
+    """An option of type ``hint``: a list's is comma-separated integers (``int_list``)."""
+    if is_list(hint):
+        return Spec(default, f"{text} Comma-separated.", str | None, int_list)
+    return Spec(default, text, option_type(hint))
 
 
 def field_spec(model: type[BaseModel], name: str) -> Spec:
@@ -53,36 +56,29 @@ def field_spec(model: type[BaseModel], name: str) -> Spec:
         text = f"{text} Allowed: {choices.removeprefix('one of ')}."
     if word := next((item.word for item in info.metadata if isinstance(item, Word)), None):
         number = next(t for t in get_args(info.annotation) if t is not type(None))
-        text = text.replace("None:", f"{word}:")
-        return Spec(word if default is None else default, text, str, word=word, number=number)
-    if is_list(info.annotation):
-        return Spec(default, f"{text} Comma-separated.", str | None, listed=True)
-    return Spec(default, text, option_type(info.annotation))
+        parse = functools.partial(word_or_number, word=word, number=number)
+        return Spec(
+            word if default is None else default, text.replace("None:", f"{word}:"), str, parse
+        )
+    return hinted(default, text, info.annotation)
 
 
 def parameter_spec(function: Callable[..., Any], name: str) -> Spec:
-    """A library function's parameter ``name``: its default, its description in the docstring's
-    ``Parameters``, its type; a list of integers is comma-separated text (its default too), the
-    command receiving the list (``parse.int_list``)."""
+    """A library function's parameter ``name``: its default (a list's as comma-separated text),
+    its description in the docstring's ``Parameters``, the type the command line parses."""
     parameter = inspect.signature(function).parameters[name]
     default = ... if parameter.default is parameter.empty else parameter.default
+    hint = parameter.annotation  # a string under postponed evaluation
+    hint = eval(hint, vars(sys.modules[function.__module__])) if isinstance(hint, str) else hint
     text = parameter_docs(function)[name]
-    if isinstance(default, tuple):  # a list: comma-separated text
-        text, default = f"{text} Comma-separated.", ",".join(str(v) for v in default)
-        return Spec(default, text, str, listed=True)
-    if default is None or default is ...:
-        module = vars(sys.modules[function.__module__])
-        annotation = parameter.annotation  # a string under postponed evaluation
-        hint = eval(annotation, module) if isinstance(annotation, str) else annotation
-        if is_list(hint):
-            return Spec(default, f"{text} Comma-separated.", str | None, listed=True)
-        return Spec(default, text, option_type(hint))
-    return Spec(default, text, Path if isinstance(default, PurePath) else type(default))
+    return hinted(
+        ",".join(map(str, default)) if isinstance(default, tuple) else default, text, hint
+    )
 
 
 def is_list(hint: Any) -> bool:
-    """Whether a type (or a member of its union) is a list or a tuple."""
-    return any(get_origin(t) in (list, tuple, Sequence) for t in (hint, *get_args(hint)))
+    """Whether a type (or a member of its union) is a list, a tuple or another iterable."""
+    return any(get_origin(t) in (list, tuple, Sequence, Iterable) for t in (hint, *get_args(hint)))
 
 
 def parameter_docs(function: Callable[..., Any]) -> dict[str, str]:
@@ -147,10 +143,8 @@ def options_of(
         def run(config: dict[str, Any] | None = None, /, **given: Any) -> Any:
             picked = {name: given.pop(name) for name in specs}
             for name, spec in specs.items():
-                if spec.listed and picked[name] is not None:
-                    picked[name] = int_list(flags[name], picked[name])
-                elif spec.word is not None:
-                    picked[name] = word_or_number(flags[name], picked[name], spec.word, spec.number)
+                if spec.parse is not None and picked[name] is not None:
+                    picked[name] = spec.parse(flags[name], picked[name])
             return command({**(config or {}), **picked}, **given)
 
         own = own if getattr(command, "stacked", False) else own[1:]  # not the dict

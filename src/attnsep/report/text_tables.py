@@ -4,6 +4,7 @@ frontier tables, which do, are in ``frontier_tables``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
@@ -62,7 +63,7 @@ def one_step(s: dict[str, Any]) -> list[TextTable]:
 
 
 def xor_train(s: dict[str, Any]) -> list[TextTable]:
-    """``attnsep xor train`` (SPEC A2, A4, A6)."""
+    """``attnsep xor train`` (SPEC A2, A4, A6), the figures' paths as notes."""
     steps = s["steps_to_success"]
     reached = [t for t in steps["values"] if t is not None]
     median = "not reached by half" if steps["median"] is None else f"{steps['median']:g}"
@@ -96,7 +97,8 @@ def xor_train(s: dict[str, Any]) -> list[TextTable]:
     ]
     if "test_accuracy_final" in s:
         rows.append(("test accuracy (median)", f"{s['test_accuracy_final']['median']:.4f}"))
-    return [listing("sparse parity: training", rows)]
+    figures = tuple(f"figure: {path}" for path in s.get("figures", ()))
+    return [dataclasses.replace(listing("sparse parity: training", rows), notes=figures)]
 
 
 def xor_train_v1(r: dict[str, Any]) -> list[TextTable]:

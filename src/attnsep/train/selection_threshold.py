@@ -208,26 +208,21 @@ def population_threshold(
         return [b.loss <= target * b.uniform for b in runs[m_p]]
 
     m_star, probes = smallest_passing(evaluate, RATE, 2, m_limit, guard=True)
+    given = dict(T=T, q=q, d=d, m_star=m_star, target=target, replicas=replicas)
     return {
-        "T": T,
-        "q": q,
-        "d": d,
-        "m_star": m_star,
-        "target": target,
-        "replicas": replicas,
+        **given,
         "solver": "population",
         "samples": samples,
         **({"evaluator": "law"} if by_law else {}),
-        "probes": [
-            {
-                **p.as_record(),
-                "ratios": [b.loss / b.uniform for b in runs[p.size]],
-                "stderrs": [b.stderr / b.uniform for b in runs[p.size]],
-                "alphas": [b.alpha for b in runs[p.size]],
-            }
-            for p in probes
-        ],
+        "probes": [_family_probe(p.as_record(), runs[p.size]) for p in probes],
     }
+
+
+def _family_probe(probe: dict, bests: list[FamilyBest]) -> dict:
+    """A probe's record with its replicas' loss ratios to uniform, their errors and ``α``."""
+    ratios = [b.loss / b.uniform for b in bests]
+    stderrs = [b.stderr / b.uniform for b in bests]
+    return {**probe, "ratios": ratios, "stderrs": stderrs, "alphas": [b.alpha for b in bests]}
 
 
 def search_from_family(
