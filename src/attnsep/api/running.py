@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 def experiments() -> list[dict[str, str]]:
     """The registered experiments, one per claim of SPEC A7, B5, C (``attnsep list``): each
     one's ``name``, ``claim``, ``title``, ``paper`` (the paper's statement) and
-    ``companions`` (the further entries it may judge), as plain dicts; read from the sources,
-    so this loads neither numpy nor torch."""
+    ``companions`` (the further entries it may judge), as plain dicts; read from the catalog
+    (``experiments.built_in``, pure data), so this loads neither numpy nor torch."""
     from ..experiments import catalog
 
     return [dict(item) for item in catalog()]
