@@ -204,3 +204,14 @@ def test_a_literal_of_integers_is_parsed_as_an_integer() -> None:
     out = CliRunner().invoke(typer.main.get_command(app), argv)
     assert out.exit_code == 0, out.output
     assert json.loads(out.stdout)["sign"] == 1
+
+
+def test_a_library_command_has_force_and_quiet_where_its_function_has_them() -> None:
+    from attnsep.cli.library import COMMANDS
+
+    for label, function, _, _ in COMMANDS:
+        takes = inspect.signature(function).parameters
+        flags = {flag for option in params(*label.split()).values() for flag in option.opts}
+        assert ("--force" in flags) == ("force" in takes), label
+        assert ("--quiet" in flags) == ("progress" in takes), label
+        assert "--json" in flags, label

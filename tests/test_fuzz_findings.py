@@ -271,10 +271,11 @@ def test_a_list_field_says_it_takes_a_list() -> None:
 
 
 def test_a_guard_offers_force_only_where_there_is_one() -> None:
-    """``frontier`` has no ``--force``, ``xor train`` only the API's ``force=True``."""
+    """``frontier`` has no ``--force``; ``xor train`` and ``fcn xor`` have, with the API's
+    ``force=True``."""
     err = refused(["frontier", "xor", "--d", "2", "--seeds", BIG], "lower seeds or d")
     assert "force" not in err
-    refused(["xor", "train", *TINY_XOR, "--m", BIG], "pass force=True from Python")
+    refused(["xor", "train", *TINY_XOR, "--m", BIG], "pass --force (force=True)")
     refused(["fcn", "xor", "--d", "4", "--width", "2", "--steps", BIG], "pass --force (force=True)")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -134,3 +135,23 @@ def test_training_is_priced_by_its_own_work() -> None:
     assert _fcn_seconds(fcn) > 10 * fcn.steps * STEP_SECONDS
     with pytest.raises(ValueError, match=r"selector training .* priced at about"):
         attnsep.train_selector(64, 4, 64, d=8, seeds=64, steps=200_000, batch=256)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["xor", "train", "--d", "8", "--m", "4", "--seeds", "2", "--steps", "2", "--quiet"],
+        ["xor", "train-v1", "--n", "6", "--k", "2", "--seeds", "2", "--epochs", "2", "--quiet"],
+    ],
+)
+def test_a_training_command_refused_by_the_guard_runs_with_force(monkeypatch, capsys, args):
+    from attnsep.cli import main
+
+    monkeypatch.setattr(resources, "available_memory", lambda: 10 * 2**20)  # 10 MB
+    with pytest.raises(SystemExit) as refused:
+        main(args)
+    err = capsys.readouterr().err
+    assert refused.value.code == 2 and err.count("\n") == 1 and "pass --force" in err
+    with pytest.raises(SystemExit) as forced:
+        main([*args, "--force", "--json"])
+    assert forced.value.code == 0 and json.loads(capsys.readouterr().out)["seeds"] == 2

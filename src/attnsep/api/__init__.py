@@ -36,7 +36,6 @@ from .fcn import train_fcn as train_fcn
 from .frontier import FRONTIER_SOLVERS as FRONTIER_SOLVERS
 from .frontier import frontier_select as frontier_select
 from .frontier import frontier_xor as frontier_xor
-from .guard import API_FORCE as API_FORCE
 from .guard import Progress as Progress
 from .running import executor as executor
 from .running import experiments as experiments

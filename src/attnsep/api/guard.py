@@ -12,11 +12,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from ..core.io import writable_target
-from ..core.resources import FORCE, check_resources
+from ..core.resources import check_resources
 from ..core.validate import callback, require
 
-API_FORCE = "force=True from Python (attnsep.api)"
-"""How a run the command has no --force for is forced anyway."""
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)``: once with 0 before the first step, then after each."""
 R = TypeVar("R")
@@ -35,20 +33,18 @@ def guarded_run(
     guard: tuple[str, float, float | None, str],
     force: bool,
     *,
-    forced_by: str | None = FORCE,
     save: str | Path | None = None,
     progress: Progress | None = None,
     steps: int = 0,
 ) -> R:
     """``compute()`` once its input has passed every check: ``save`` (an ``.npz`` target, written
     with the result's ``save`` after), ``progress`` (called with ``(0, steps)`` first) and the
-    guard ``(what, peak bytes, seconds, knobs)`` of ``check_resources`` (``force`` lifts it;
-    ``forced_by`` says how: the command's ``--force`` unless told)."""
+    guard ``(what, peak bytes, seconds, knobs)`` of ``check_resources`` (``force`` lifts it)."""
     callback("progress", progress)
     if save is not None:
         writable_target(save, ".npz")
     what, peak, seconds, knobs = guard
-    check_resources(what, peak, seconds, knobs, force, forced_by)
+    check_resources(what, peak, seconds, knobs, force)
     if progress is not None:
         progress(0, steps)
     result = compute()

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
         XorTrainResult,
     )
 
-from .guard import API_FORCE, Progress, config_of, guarded_run
+from .guard import Progress, config_of, guarded_run
 
 
 def xor_one_step(
@@ -153,7 +153,7 @@ def xor_train(
         writable_folder(figures)
     what = f"xor training at d={d}, m={m}, {seeds} seeds, {steps} steps"
     guard = (what, xor_train_peak(config), None, "seeds, steps, m or d")
-    given = {"forced_by": API_FORCE, "save": save, "progress": progress, "steps": config.steps}
+    given = {"save": save, "progress": progress, "steps": config.steps}
     return guarded_run(partial(_train, config, progress, figures), guard, force, **given)
 
 
@@ -239,5 +239,5 @@ def xor_train_v1(
         with torch_threads(1):
             return v1_report(config, train_v1(config, progress=progress))
 
-    given = {"forced_by": API_FORCE, "progress": progress, "steps": config.epochs}
+    given = {"progress": progress, "steps": config.epochs}
     return guarded_run(compute, guard, force, **given)
