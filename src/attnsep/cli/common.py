@@ -142,8 +142,8 @@ def library_command(
         output(label, result, as_json)
 
     own = inspect.signature(command, eval_str=True).parameters.values()
-    dropped = {"quiet": "progress", "force": "force"}
-    kept = [p for p in own if dropped.get(p.name, p.name) in {*takes, "config", "as_json"}]
+    needs = {"quiet": "progress", "force": "force"}  # kept only where the function takes these
+    kept = [p for p in own if needs.get(p.name, p.name) in {*takes, "config", "as_json"}]
     command.__signature__ = inspect.Signature(kept)  # type: ignore[attr-defined]
     command.__doc__ = description(function)
     made = options_of(function, names, flags)(command)
