@@ -13,10 +13,12 @@ simulated rates' intervals include the spread over the laws' redrawn parameters
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from attnsep.engine.executors import execute
 from attnsep.engine.jobs import jobs_for
+from attnsep.engine.sweep import executor_for, run_into
 from attnsep.experiments import base
 from attnsep.metrics import stats
 
@@ -27,14 +29,15 @@ SEEDS = range(100, 124)
 SIMULATIONS = 100
 
 
-def run_records(config: base.ExperimentConfig) -> list[dict]:
-    """Every job of ``config`` run in this process, their records together."""
-    records = []
-    for job in jobs_for(NAME, config):
-        row = execute(job)
-        assert row["status"] == "done", row["error"]
-        records += row["records"]
-    return records
+def run_records(configs: list[base.ExperimentConfig], folder: Path) -> list[list[dict]]:
+    """Every job of each of ``configs`` run on two process workers (a CI machine's cores) into
+    a store in ``folder``; each config's records together, in order."""
+    groups = [jobs_for(NAME, config) for config in configs]
+    jobs = [job for group in groups for job in group]
+    _, rows, _ = run_into(jobs, folder / "runs.sqlite", executor_for("process", workers=2))
+    found = {row["config_hash"]: row for row in rows}
+    assert all(found[job.key]["status"] == "done" for job in jobs), [r["error"] for r in rows]
+    return [[record for job in group for record in found[job.key]["records"]] for group in groups]
 
 
 def overlap(a: tuple[float, float] | list[float], b: tuple[float, float] | list[float]) -> bool:
@@ -42,15 +45,15 @@ def overlap(a: tuple[float, float] | list[float], b: tuple[float, float] | list[
 
 
 @pytest.fixture(scope="module")
-def outcome() -> tuple[dict, list[str]]:
+def outcome(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, list[str]]:
     """The calibration fitted on seed 3, and the verdicts of the fresh seeds."""
     exp = base.get(NAME)
-    explored = exp.config("quick", seed=EXPLORATORY, **SIZES)
-    rates = exp.calibrate(run_records(explored), explored, SIMULATIONS)
-    verdicts = []
-    for seed in SEEDS:
-        config = exp.config("quick", seed=seed, **SIZES)
-        verdicts.append(exp.verdict(run_records(config), config)["verdict"])
+    explored, *fresh = [exp.config("quick", seed=s, **SIZES) for s in (EXPLORATORY, *SEEDS)]
+    first, *others = run_records([explored, *fresh], tmp_path_factory.mktemp("runs"))
+    rates = exp.calibrate(first, explored, SIMULATIONS)
+    verdicts = [
+        exp.verdict(records, c)["verdict"] for records, c in zip(others, fresh, strict=True)
+    ]
     return rates, verdicts
 
 
