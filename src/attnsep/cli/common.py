@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from .options import options_of, plain
+from .options import description, options_of
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -148,10 +148,3 @@ def library_command(
     command.__doc__ = description(function)
     made = options_of(function, names, flags)(command)
     return made if model is None else options_of(model, skip=skip)(made)
-
-
-def description(function: Callable[..., Any]) -> str:
-    """A library function's docstring before its ``Parameters``, as ``--help`` prints it: each
-    paragraph on one line."""
-    text = (inspect.getdoc(function) or "").partition("\nParameters\n")[0].strip()
-    return plain("\n\n".join(" ".join(part.split()) for part in text.split("\n\n")))

@@ -81,9 +81,20 @@ def is_list(hint: Any) -> bool:
     return any(get_origin(t) in (list, tuple, Sequence, Iterable) for t in (hint, *get_args(hint)))
 
 
+PARAMETERS = "Parameters\n----------\n"
+"""Where a (numpy-style) docstring's ``Parameters`` section starts."""
+
+
+def description(function: Callable[..., Any]) -> str:
+    """A library function's docstring before its ``Parameters``, as ``--help`` prints it: each
+    paragraph on one line."""
+    text = (inspect.getdoc(function) or "").partition(PARAMETERS)[0].strip()
+    return plain("\n\n".join(" ".join(part.split()) for part in text.split("\n\n")))
+
+
 def parameter_docs(function: Callable[..., Any]) -> dict[str, str]:
     """Each parameter's description in a (numpy-style) docstring's ``Parameters`` section."""
-    section = (inspect.getdoc(function) or "").partition("Parameters\n----------\n")[2]
+    section = (inspect.getdoc(function) or "").partition(PARAMETERS)[2]
     found: dict[str, str] = {}
     name = ""
     for line in section.partition("\n\n")[0].splitlines():

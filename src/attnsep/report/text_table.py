@@ -119,6 +119,6 @@ def cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
 
-def listing(title: str, rows: list[tuple[str, str]]) -> TextTable:
-    """A two-column table: quantity and value."""
-    return TextTable(title, ("quantity", "value"), tuple(rows), justify="lr")
+def listing(title: str, rows: list[tuple[str, str]], notes: tuple[str, ...] = ()) -> TextTable:
+    """A two-column table: quantity and value; ``notes`` printed after it."""
+    return TextTable(title, ("quantity", "value"), tuple(rows), notes, justify="lr")

@@ -4,7 +4,6 @@ frontier tables, which do, are in ``frontier_tables``)."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
@@ -98,7 +97,7 @@ def xor_train(s: dict[str, Any]) -> list[TextTable]:
     if "test_accuracy_final" in s:
         rows.append(("test accuracy (median)", f"{s['test_accuracy_final']['median']:.4f}"))
     figures = tuple(f"figure: {path}" for path in s.get("figures", ()))
-    return [dataclasses.replace(listing("sparse parity: training", rows), notes=figures)]
+    return [listing("sparse parity: training", rows, figures)]
 
 
 def xor_train_v1(r: dict[str, Any]) -> list[TextTable]:

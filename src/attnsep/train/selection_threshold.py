@@ -208,9 +208,13 @@ def population_threshold(
         return [b.loss <= target * b.uniform for b in runs[m_p]]
 
     m_star, probes = smallest_passing(evaluate, RATE, 2, m_limit, guard=True)
-    given = dict(T=T, q=q, d=d, m_star=m_star, target=target, replicas=replicas)
     return {
-        **given,
+        "T": T,
+        "q": q,
+        "d": d,
+        "m_star": m_star,
+        "target": target,
+        "replicas": replicas,
         "solver": "population",
         "samples": samples,
         **({"evaluator": "law"} if by_law else {}),
