@@ -62,11 +62,16 @@ claims-page: install
 	$(PY) docs/build_claims_page.py $(PUBLISHED)/report-replication \
 		--store $(PUBLISHED)/replication.sqlite
 
+# The suite in two parts: the tests that run in one process on every core (pytest-xdist, each
+# file on one worker), then the multi-process, cluster and kill-and-resume ones (marked slow) one
+# at a time with the machine to themselves.
+PARALLEL := -n auto --dist loadfile
 test: install
-	$(PY) -m pytest
+	$(PY) -m pytest $(PARALLEL) -m "not slow"
+	$(PY) -m pytest -m slow
 
 test-fast: install
-	$(PY) -m pytest -m "not slow"
+	$(PY) -m pytest $(PARALLEL) -m "not slow"
 
 bench: install
 	$(PY) bench/run.py
