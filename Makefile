@@ -62,9 +62,9 @@ claims-page: install
 	$(PY) docs/build_claims_page.py $(PUBLISHED)/report-replication \
 		--store $(PUBLISHED)/replication.sqlite
 
-# The suite in two parts: the tests that run in one process on every core (pytest-xdist, each
-# file on one worker), then the multi-process, cluster and kill-and-resume ones (marked slow) one
-# at a time with the machine to themselves.
+# The suite in two parts: the tests not marked slow side by side on every core (pytest-xdist,
+# each file on one worker), then the multi-process, cluster and kill-and-resume ones (marked
+# slow) one at a time, with the machine to themselves.
 PARALLEL := -n auto --dist loadfile
 test: install
 	$(PY) -m pytest $(PARALLEL) -m "not slow"
