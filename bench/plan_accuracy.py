@@ -1,7 +1,9 @@
 """A preset's plan against its run so far: per experiment, the finished jobs' measured seconds
 over the seconds the plan gives the same jobs (goal 0.67-1.5, target 8c), and the run's wall
 time (the union of its jobs' intervals) beside the plan's wall time for the jobs it has
-finished; once every job has, the whole run's wall time against the whole plan's.
+finished; once every job has, the whole run's wall time against the whole plan's. Each ratio
+is also given over the experiments' median ratio: the host's speed taken out, what is left is the
+error of that experiment's cost model.
 
     python bench/plan_accuracy.py results/full.sqlite
     python bench/plan_accuracy.py --seed 2 results/full-seed2.sqlite
@@ -20,6 +22,7 @@ starting; the store is only read.
 from __future__ import annotations
 
 import argparse
+import statistics
 from collections import defaultdict
 from pathlib import Path
 
@@ -48,12 +51,21 @@ def main(
     for r in rows:
         by_experiment[r["experiment"]].append((r["seconds"], planned_seconds[r["config_hash"]]))
     print(f"{len(rows)} of {len(planned_seconds)} {preset} jobs finished in {path}")
-    print(f"{'experiment':<22} {'jobs':>4} {'measured s':>11} {'planned s':>10} {'ratio':>6}")
-    for name, pairs in sorted(by_experiment.items()):
-        measured, estimate = sum(m for m, _ in pairs), sum(p or 0.0 for _, p in pairs)
-        ratio = measured / estimate if estimate else float("nan")
+    totals = {
+        name: (len(pairs), sum(m for m, _ in pairs), sum(p or 0.0 for _, p in pairs))
+        for name, pairs in sorted(by_experiment.items())
+    }
+    ratios = {name: m / p if p else float("nan") for name, (_, m, p) in totals.items()}
+    host = statistics.median(ratios.values()) if ratios else float("nan")
+    header = f"{'experiment':<22} {'jobs':>4} {'measured s':>11} {'planned s':>10} {'ratio':>6}"
+    print(f"{header} {'/ median':>8}")
+    for name, (jobs, measured, estimate) in totals.items():
+        ratio = ratios[name]
         flag = "" if GOAL[0] <= ratio <= GOAL[1] else "  outside 0.67-1.5"
-        print(f"{name:<22} {len(pairs):>4} {measured:>11.0f} {estimate:>10.0f} {ratio:>6.2f}{flag}")
+        numbers = f"{measured:>11.0f} {estimate:>10.0f} {ratio:>6.2f} {ratio / host:>8.2f}"
+        print(f"{name:<22} {jobs:>4} {numbers}{flag}")
+    print(f"'/ median': over the experiments' median ratio, {host:.2f}, the host's speed against")
+    print("the published machine's if the typical experiment's model is right")
     done_plan = sorted((planned_seconds[r["config_hash"]] or 0.0 for r in rows), reverse=True)
     wall, _ = busy_wall([(r["started"], r["finished"]) for r in rows])
     scheduled = list_schedule(done_plan, engine.workers)
