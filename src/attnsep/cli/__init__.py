@@ -48,10 +48,9 @@ COMMANDS: list[tuple[str, Callable[..., Any], str]] = [
 """The commands of their own: name, function, help."""
 for _name, _command, _help in COMMANDS:
     app.command(_name, help=_help)(_command)
-app.add_typer(engine.runs, name="runs", help="Inspect and export the results store.")
-for _name, _help in library.GROUPS.items():
-    app.add_typer(library.groups[_name], name=_name, help=_help)
-del _name, _command, _help
+for _name, _group in {"runs": engine.runs, **library.groups}.items():
+    app.add_typer(_group, name=_name)
+del _name, _command, _help, _group
 
 
 class Terminated(BaseException):

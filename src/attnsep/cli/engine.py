@@ -90,7 +90,7 @@ def sweep(
         raise typer.Exit(1)
 
 
-runs = typer.Typer(no_args_is_help=True)  # its help: ``cli.app``
+runs = typer.Typer(no_args_is_help=True, help="Inspect and export the results store.")
 
 
 @runs.command("list")

@@ -20,13 +20,16 @@ from ..configs import (
 )
 from .common import library_command
 
-GROUPS = {
-    "xor": "Sparse XOR / k-sparse parity with the query-vector attention model.",
-    "select": "Sparse token selection: the one-layer selector, FCN bounds.",
-    "frontier": "Parameters needed vs problem size: attention vs FCN.",
-    "fcn": "Fully-connected ReLU baselines on sparse XOR and selection.",
+groups = {
+    name: typer.Typer(no_args_is_help=True, help=text)
+    for name, text in [
+        ("xor", "Sparse XOR / k-sparse parity with the query-vector attention model."),
+        ("select", "Sparse token selection: the one-layer selector, FCN bounds."),
+        ("frontier", "Parameters needed vs problem size: attention vs FCN."),
+        ("fcn", "Fully-connected ReLU baselines on sparse XOR and selection."),
+    ]
 }
-"""Each group and its help."""
+"""Each group of commands, with its help."""
 FCN = {"skip": "first_replica"}  # the experiments' field
 COMMANDS: list[tuple[str, Any, str, dict[str, Any]]] = [
     ("xor one-step", api.xor_one_step, "save", {"model": OneStepConfig}),
@@ -51,7 +54,6 @@ COMMANDS: list[tuple[str, Any, str, dict[str, Any]]] = [
 ]
 """Each command: its name, the library function it calls, that function's parameters given as
 options, and ``library_command``'s other arguments."""
-groups = {name: typer.Typer(no_args_is_help=True) for name in GROUPS}
 for label, function, names, more in COMMANDS:
     group, name = label.split()
     groups[group].command(name)(library_command(label, function, names, **more))
