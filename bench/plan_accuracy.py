@@ -47,20 +47,21 @@ def main(
         rows = [r for r in db.rows(keys=list(planned_seconds)) if r["status"] == "done"]
     finally:
         db.close()
-    by_experiment: dict[str, list[tuple[float, float | None]]] = defaultdict(list)
+    by_experiment: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for r in rows:
-        by_experiment[r["experiment"]].append((r["seconds"], planned_seconds[r["config_hash"]]))
+        planned_here = planned_seconds[r["config_hash"]] or 0.0
+        by_experiment[r["experiment"]].append((r["seconds"], planned_here))
     print(f"{len(rows)} of {len(planned_seconds)} {preset} jobs finished in {path}")
-    totals = {
-        name: (len(pairs), sum(m for m, _ in pairs), sum(p or 0.0 for _, p in pairs))
+    sums = {
+        name: [sum(c) for c in zip(*pairs, strict=True)]
         for name, pairs in sorted(by_experiment.items())
     }
-    ratios = {name: m / p if p else float("nan") for name, (_, m, p) in totals.items()}
+    ratios = {name: m / p if p else float("nan") for name, (m, p) in sums.items()}
     host = statistics.median(ratios.values()) if ratios else float("nan")
     header = f"{'experiment':<22} {'jobs':>4} {'measured s':>11} {'planned s':>10} {'ratio':>6}"
     print(f"{header} {'/ median':>8}")
-    for name, (jobs, measured, estimate) in totals.items():
-        ratio = ratios[name]
+    for name, (measured, estimate) in sums.items():
+        ratio, jobs = ratios[name], len(by_experiment[name])
         flag = "" if GOAL[0] <= ratio <= GOAL[1] else "  outside 0.67-1.5"
         numbers = f"{measured:>11.0f} {estimate:>10.0f} {ratio:>6.2f} {ratio / host:>8.2f}"
         print(f"{name:<22} {jobs:>4} {numbers}{flag}")
