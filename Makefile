@@ -62,16 +62,14 @@ claims-page: install
 	$(PY) docs/build_claims_page.py $(PUBLISHED)/report-replication \
 		--store $(PUBLISHED)/replication.sqlite
 
-# The suite in two parts: the tests not marked slow side by side on every core (pytest-xdist,
-# each file on one worker), then the multi-process, cluster and kill-and-resume ones (marked
-# slow) one at a time, with the machine to themselves.
-PARALLEL := -n auto --dist loadfile
-test: install
-	$(PY) -m pytest $(PARALLEL) -m "not slow"
+# The suite in two parts: the tests not marked slow side by side on every core (test-fast:
+# pytest-xdist, each file on one worker), then the multi-process, cluster and kill-and-resume
+# ones (marked slow) one at a time, with the machine to themselves.
+test: test-fast
 	$(PY) -m pytest -m slow
 
 test-fast: install
-	$(PY) -m pytest $(PARALLEL) -m "not slow"
+	$(PY) -m pytest -n auto --dist loadfile -m "not slow"
 
 bench: install
 	$(PY) bench/run.py
