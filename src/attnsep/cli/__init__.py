@@ -7,12 +7,12 @@ them, so ``--help``, ``list`` and bad input answer without them (DESIGN.md, "Che
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import Any
 
 import typer
 
-from . import engine, library
+from . import library
+from .engine import app
 
 
 def print_version(asked: bool) -> None:
@@ -23,34 +23,18 @@ def print_version(asked: bool) -> None:
         raise typer.Exit()
 
 
-VERSION = typer.Option(False, "--version", callback=print_version, is_eager=True, help="Version.")
+@app.callback()
+def top(
+    version: bool = typer.Option(
+        False, "--version", callback=print_version, is_eager=True, help="Version."
+    ),
+) -> None:
+    """Attention-vs-FCN separations as rerunnable experiments."""
 
 
-def top(version: bool = VERSION) -> None:
-    """The options before a command."""
-
-
-app = typer.Typer(
-    name="attnsep",
-    help="Attention-vs-FCN separations as rerunnable experiments.",
-    callback=top,
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-COMMANDS: list[tuple[str, Callable[..., Any], str]] = [
-    ("reproduce", engine.reproduce, "Rerun every claim of both papers; write the report."),
-    ("sweep", engine.sweep, "Run an experiment over a grid of its config fields."),
-    ("report", engine.report, "Rebuild the last reproduction's report from the store."),
-    ("list", engine.list_experiments, "The experiments and the claim each reproduces."),
-    ("show", engine.show_experiment, "An experiment's config fields, presets and cost."),
-]
-"""The commands of their own: name, function, help."""
-for _name, _command, _help in COMMANDS:
-    app.command(_name, help=_help)(_command)
-for _name, _group in {"runs": engine.runs, **library.groups}.items():
+for _name, _group in library.groups.items():
     app.add_typer(_group, name=_name)
-del _name, _command, _help, _group
+del _name, _group
 
 
 class Terminated(BaseException):

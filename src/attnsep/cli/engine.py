@@ -1,4 +1,5 @@
-"""``attnsep reproduce | sweep | runs | report | list``: experiments through the engine."""
+"""``attnsep reproduce | sweep | runs | report | list | show``: experiments through the engine;
+each command's help is its docstring's first line."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ EXPERIMENT = typer.Argument(..., help="Experiment (`attnsep list`; its config: `
 PLAN_HELP = "Print the jobs, how many are stored, estimated CPU and wall time; store nothing."
 PLAN = typer.Option(False, "--plan", help=PLAN_HELP)
 GRID_HELP = "key=v1,v2,... (repeatable): a grid axis; d_values=64,128 sweeps [64], then [128]."
+app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 executor_options = options_of(api.executor, "name workers address", flags={"name": "--executor"})
 plan_options = options_of(api.reproduce_plan, "calibration")
 
@@ -39,6 +41,7 @@ def plan_or_run(
         return getattr(api, command)(on_start=on_start, on_done=on_done, **given)
 
 
+@app.command()
 @options_of(api.reproduce, "seed replicate seeds out store")
 @executor_options
 @plan_options
@@ -52,6 +55,7 @@ def reproduce(
     plan: bool = PLAN,
     as_json: bool = JSON,
 ) -> None:
+    """Rerun every claim of both papers; write the report."""
     chosen = [name for name, on in (("quick", quick), ("standard", standard), ("full", full)) if on]
     require(len(chosen) <= 1, f"choose one of --quick, --standard and --full, got {len(chosen)}")
     preset = chosen[0] if chosen else "quick"
@@ -69,6 +73,7 @@ def reproduce(
         raise typer.Exit(1)
 
 
+@app.command()
 @options_of(api.sweep, "preset config_file store", flags={"config_file": "--config"})
 @executor_options
 @plan_options
@@ -81,6 +86,7 @@ def sweep(
     plan: bool = PLAN,
     as_json: bool = JSON,
 ) -> None:
+    """Run an experiment over a grid of its config fields."""
     given.update(experiment=experiment, grid=grid, fixed=sets)
     title = f"{'plan: ' if plan else ''}sweep {experiment}"
     if (result := plan_or_run("sweep", title, given, plan, quiet or as_json, as_json)) is None:
@@ -91,6 +97,7 @@ def sweep(
 
 
 runs = typer.Typer(no_args_is_help=True, help="Inspect and export the results store.")
+app.add_typer(runs, name="runs")
 
 
 @runs.command("list")
@@ -118,8 +125,10 @@ def runs_export(given: dict[str, Any]) -> None:
     console(stderr=True).print(f"{count} records -> {target}")
 
 
+@app.command()
 @options_of(api.report, "out store workers claim")
 def report(given: dict[str, Any], as_json: bool = JSON) -> None:
+    """Rebuild the last reproduction's report from the store."""
     done = api.report(**given)
     if (claim := given["claim"]) is not None and not done.claims:
         raise fail(
@@ -130,9 +139,13 @@ def report(given: dict[str, Any], as_json: bool = JSON) -> None:
     console(stderr=True).print(f"report: {done.index}")
 
 
-def show_experiment(experiment: str = EXPERIMENT, as_json: bool = JSON) -> None:
-    output("show", api.show(experiment), as_json)
-
-
+@app.command("list")
 def list_experiments(as_json: bool = JSON) -> None:
+    """The experiments and the claim each reproduces."""
     output("list", {"experiments": api.experiments()}, as_json)
+
+
+@app.command("show")
+def show_experiment(experiment: str = EXPERIMENT, as_json: bool = JSON) -> None:
+    """An experiment's config fields, presets and cost."""
+    output("show", api.show(experiment), as_json)
