@@ -89,8 +89,9 @@ PLAN_GOAL = (0.67, 1.5)
 
 
 def plan_accuracy(plan: dict, wall: float, seconds: Counter[str]) -> str:
-    """The plan made before the run (``--plan --json`` on the empty store) against it: measured /
-    planned wall time, and per experiment measured / planned job seconds (goal ``PLAN_GOAL``)."""
+    """The plan made before the run (``--plan --json`` on the empty store, the published timings
+    in this machine's seconds when it measured its speed) against it: measured / planned wall
+    time, and per experiment measured / planned job seconds (goal ``PLAN_GOAL``)."""
     ratios = {
         e["experiment"]: seconds[e["experiment"]] / e["cpu_seconds"]
         for e in plan["experiments"]
@@ -99,8 +100,9 @@ def plan_accuracy(plan: dict, wall: float, seconds: Counter[str]) -> str:
     outside = {name: r for name, r in ratios.items() if not PLAN_GOAL[0] <= r <= PLAN_GOAL[1]}
     listed = ", ".join(f"{name} {r:.2f}" for name, r in sorted(outside.items()))
     low, high = (min(ratios.values()), max(ratios.values())) if ratios else (math.nan, math.nan)
+    speed = "" if plan.get("host_speed") is None else f" (published x {plan['host_speed']:.2f})"
     return (
-        f"plan: wall {plan['wall_seconds']:.0f} s planned, measured / planned "
+        f"plan{speed}: wall {plan['wall_seconds']:.0f} s planned, measured / planned "
         f"{wall / plan['wall_seconds']:.2f}; job seconds measured / planned per experiment "
         f"{low:.2f}-{high:.2f}, {len(ratios) - len(outside)} of {len(ratios)} within "
         f"{PLAN_GOAL[0]}-{PLAN_GOAL[1]}x" + (f" (outside: {listed})" if outside else "")

@@ -7,8 +7,8 @@ Each job still to run gets an estimate from the first of these that has one:
   experiment (a version bump keeps its timings): its ``seconds``, the median if several;
 * ``published``: the same experiment and config (any version) in the timings of the
   published runs shipped with the package (``published_timings.json``: the quick and
-  standard presets on a 2-core CPU machine shared with other work, so on an idle machine of
-  that kind an overestimate);
+  standard presets on a 2-core CPU machine shared with other work), in this machine's seconds
+  when a calibration is allowed (:mod:`attnsep.engine.host_speed`);
 * ``model``: another size of the same experiment, timed in the store, the published runs or
   the calibration, scaled by the experiment's work count (:mod:`attnsep.engine.cost_model`);
   fitted on the quick preset it predicted the standard preset's experiments within 0.44x to
@@ -49,6 +49,7 @@ from .calibration import (
     JobCost,
     calibrate,
 )
+from .host_speed import WORTH, HostSpeed, host_speed
 from .jobs import Job, key_at, unique
 from .memory import Need
 from .published import (
@@ -103,9 +104,10 @@ class Plan:
     experiments: list[ExperimentPlan]
     executor: str
     workers: int
-    startup: float | None = None  # a worker's start-up seconds (calibrated, else published)
+    startup: float | None = None  # a worker's start-up seconds (measured here, else published)
     errors: dict[str, str] = field(default_factory=dict)  # experiment -> a calibration error
     memory: Need | None = None  # what the largest jobs to run hold side by side
+    speed: HostSpeed | None = None  # this machine against the published timings' (scaled by it)
 
     @property
     def to_run(self) -> list[JobCost]:
@@ -160,6 +162,7 @@ class Plan:
             "rough": self.rough,
             "calibration_errors": self.errors,
             "memory": None if self.memory is None else self.memory.as_dict(),
+            "host_speed": None if self.speed is None else self.speed.factor,
         }
 
 
@@ -216,6 +219,34 @@ def make_plan(
     done = {r["config_hash"]: r["seconds"] for r in rows if r["status"] == "done"}
     timings = stored_timings(store, groups)
     published = published_timings()
+    costs, untimed = price(groups, done, timings, published)
+    priced = sum(c.seconds or 0.0 for c in costs.values() if c.source in (PUBLISHED, MODEL))
+    speed = host_speed(published, timing or calibrate) if budget > 0 and priced > WORTH else None
+    if speed is not None:
+        published = speed.scaled(published)
+        costs, untimed = price(groups, done, timings, published)
+    found = Calibration({}, None, {})
+    if budget > 0 and untimed:
+        found = (timing or calibrate)(untimed, budget=budget, workers=workers)
+        costs.update(found.costs)
+        costs.update(scale_rough(untimed, found.costs))
+    for jobs in untimed.values():
+        for job in jobs:
+            costs.setdefault(job.key, JobCost(job, UNKNOWN, None))
+    experiments = [
+        ExperimentPlan(name, [costs[j.key] for j in jobs]) for name, jobs in groups.items()
+    ]
+    startup = found.startup or (speed and speed.startup) or published_startup()
+    return Plan(experiments, executor, workers, startup, found.errors, speed=speed)
+
+
+def price(
+    groups: dict[str, list[Job]],
+    done: dict[str, float],
+    timings: dict[tuple[str, str], float],
+    published: dict[str, dict[str, Any]],
+) -> tuple[dict[str, JobCost], dict[str, list[Job]]]:
+    """Each job's cost from the first source above but the calibration; the jobs left, by name."""
     same_job = published_by_config(published)
     models = {name: fit_costs(name, timings, published) for name in groups}
     costs: dict[str, JobCost] = {}
@@ -233,19 +264,7 @@ def make_plan(
                 costs[job.key] = JobCost(job, MODEL, seconds)
             else:
                 untimed.setdefault(name, []).append(job)
-    found = Calibration({}, None, {})
-    if budget > 0 and untimed:
-        found = (timing or calibrate)(untimed, budget=budget, workers=workers)
-        costs.update(found.costs)
-        costs.update(scale_rough(untimed, found.costs))
-    for jobs in untimed.values():
-        for job in jobs:
-            costs.setdefault(job.key, JobCost(job, UNKNOWN, None))
-    experiments = [
-        ExperimentPlan(name, [costs[j.key] for j in jobs]) for name, jobs in groups.items()
-    ]
-    startup = published_startup() if found.startup is None else found.startup
-    return Plan(experiments, executor, workers, startup, found.errors)
+    return costs, untimed
 
 
 def fit_costs(
@@ -363,6 +382,11 @@ def summary_lines(plan: Plan) -> list[str]:
             f"{rough} of the {len(plan.to_run)} jobs to run are capped or guessed: the estimate "
             "can be far too low; a store holding an earlier run of these sizes (--store) or a "
             "longer calibration (--calibration SECONDS) gives better ones"
+        )
+    if plan.speed is not None:
+        lines.append(
+            f"published timings scaled by this machine's speed: {plan.speed.factor:.2f}x their "
+            f"seconds ({plan.speed.jobs} published jobs timed here)"
         )
     lines.append(
         "from: store = the same config's stored seconds; published = the published runs' "

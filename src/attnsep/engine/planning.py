@@ -41,7 +41,8 @@ def plan(
         The executor the wall time is estimated for: a name or an executor built with its
         options, as for [`run_experiment`][attnsep.api.run_experiment].
     budget
-        Seconds per experiment spent timing jobs that have no stored timing (0: none).
+        Seconds per experiment spent timing jobs that have no stored timing (0: none, and
+        the published timings taken as they are, not in this machine's seconds).
 
     Returns
     -------
@@ -102,7 +103,8 @@ def sweep_plan(
         The executor the wall time is estimated for: a name or an executor built with its
         options, as for [`run_experiment`][attnsep.api.run_experiment].
     calibration
-        Seconds per experiment spent timing jobs that have no stored timing (0: none).
+        Seconds per experiment spent timing jobs that have no stored timing (0: none, and
+        the published timings taken as they are, not in this machine's seconds).
 
     Returns
     -------

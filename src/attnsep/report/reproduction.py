@@ -287,7 +287,8 @@ def reproduce_plan(
         The executor the wall time is estimated for: a name or an executor built with its
         options, as for [`run_experiment`][attnsep.api.run_experiment].
     calibration
-        Seconds per experiment spent timing jobs that have no stored timing (0: none).
+        Seconds per experiment spent timing jobs that have no stored timing (0: none, and
+        the published timings taken as they are, not in this machine's seconds).
 
     Returns
     -------
