@@ -120,6 +120,9 @@ def test_a_plan_prices_the_published_timings_in_this_machines_seconds(tmp_path, 
     assert unscaled.speed is None and calls == []
     assert [c.seconds for c in unscaled.to_run] == pytest.approx([each] * len(jobs))
     assert unscaled.as_dict()["host_speed"] is None and unscaled.startup == 2.0
+    # a Ray cluster's nodes are not this machine: its plan keeps the published seconds
+    on_ray = planning.make_plan(groups, None, "ray", 2, timing=fake)
+    assert on_ray.speed is None and calls == []
     assert not any("machine's speed" in x for x in planning.summary_lines(unscaled))
 
 

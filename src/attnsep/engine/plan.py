@@ -221,7 +221,8 @@ def make_plan(
     published = published_timings()
     costs, untimed = price(groups, done, timings, published)
     priced = sum(c.seconds or 0.0 for c in costs.values() if c.source in (PUBLISHED, MODEL))
-    speed = host_speed(published, timing or calibrate) if budget > 0 and priced > WORTH else None
+    here = budget > 0 and executor != "ray"  # a Ray cluster's nodes may be other machines
+    speed = host_speed(published, timing or calibrate) if here and priced > WORTH else None
     if speed is not None:
         published = speed.scaled(published)
         costs, untimed = price(groups, done, timings, published)
