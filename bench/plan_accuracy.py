@@ -56,8 +56,7 @@ def main(
         db.close()
     by_experiment: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for r in rows:
-        planned_here = planned_seconds[r["config_hash"]]
-        by_experiment[r["experiment"]].append((r["seconds"], planned_here))
+        by_experiment[r["experiment"]].append((r["seconds"], planned_seconds[r["config_hash"]]))
     print(f"{len(rows)} of {len(planned_seconds)} {preset} jobs finished in {path}")
     sums = {
         name: [sum(c) for c in zip(*pairs, strict=True)]

@@ -85,8 +85,9 @@ def test_the_median_is_not_moved_by_one_slow_job():
     assert host_speed.host_speed(reference_set(), fake).factor == pytest.approx(1.2)
 
 
-def planned_jobs(experiment: str = "select-convergence") -> list[Job]:
-    return jobs_for(experiment, base.get(experiment).config("quick"))
+def planned_jobs() -> list[Job]:
+    """Select-convergence's quick jobs."""
+    return jobs_for("select-convergence", base.get("select-convergence").config("quick"))
 
 
 def published_file(tmp_path, seconds_each: float, jobs: list[Job]):

@@ -1,5 +1,5 @@
 """``attnsep reproduce | sweep | runs | report | list | show``: experiments through the engine;
-each command's help is its docstring's first line."""
+each command's docstring is its help."""
 
 from __future__ import annotations
 
