@@ -11,7 +11,9 @@ from typing import Any
 
 import typer
 
+from .. import api
 from . import library
+from .common import Failed
 from .engine import app
 
 
@@ -48,9 +50,10 @@ def terminate(signum: int, frame: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: user mistakes become ``error: ...`` on stderr and exit code 2; the
-    library's warnings (e.g. a long run) one ``note: ...`` line each; SIGTERM is one
-    ``error: terminated`` line and exit code 143, after the command's cleanup."""
+    """Entry point: user mistakes become ``error: ...`` on stderr and exit code 2, a run that
+    failed (``common.Failed``, a dead worker or calibration) exit code 1; the library's
+    warnings (e.g. a long run) one ``note: ...`` line each; SIGTERM is one ``error:
+    terminated`` line and exit code 143, after the command's cleanup."""
     import signal
     import threading
     import warnings
@@ -61,21 +64,21 @@ def main(argv: list[str] | None = None) -> None:
     previous = signal.signal(signal.SIGTERM, terminate) if on_main_thread else None
     try:
         code = command.main(args=argv, prog_name="attnsep", standalone_mode=False)
+        sys.exit(code if isinstance(code, int) else 0)
     except typer.TyperException as err:
         if not err.format_message():  # a bare group name: its help was printed
             sys.exit(0)
-        sys.stderr.write(f"error: {err.format_message()}\n")
-        sys.exit(2)
+        message, status = err.format_message(), 2
     except ValueError as err:
-        sys.stderr.write(f"error: {err}\n")
-        sys.exit(2)
+        message, status = str(err), 2
     except (typer.Abort, KeyboardInterrupt):
-        sys.stderr.write("error: interrupted\n")
-        sys.exit(130)
+        message, status = "interrupted", 130
     except Terminated:
-        sys.stderr.write("error: terminated\n")
-        sys.exit(128 + signal.SIGTERM)
+        message, status = "terminated", 128 + signal.SIGTERM
+    except (Failed, api.CalibrationFailed, api.WorkerDied) as err:  # last: they load the engine
+        message, status = str(err), 1
     finally:
         if previous is not None:  # a program calling main() (the tests) gets its own back
             signal.signal(signal.SIGTERM, previous)
-    sys.exit(code if isinstance(code, int) else 0)
+    sys.stderr.write(f"error: {message}\n")
+    sys.exit(status)

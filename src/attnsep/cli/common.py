@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from .. import api
 from .options import description, options_of
 
 if TYPE_CHECKING:
@@ -51,16 +52,13 @@ def output(command: str, result: Any, as_json: bool) -> None:
     data = result if isinstance(result, dict) else result.report()
     if as_json:
         return emit_json(data)
-    from .. import api
-
     for text in [result.table()] if hasattr(result, "table") else api.text_tables(command, data):
         show(text)
 
 
-def fail(message: str) -> typer.Exit:
-    """``error: message`` on stderr; raise the returned exit (code 1: a run failed)."""
-    sys.stderr.write(f"error: {message}\n")
-    return typer.Exit(1)
+class Failed(Exception):
+    """A run, or what a command was asked for, failed: ``main`` prints ``error: message`` on
+    stderr and exits with code 1."""
 
 
 @contextlib.contextmanager
@@ -96,26 +94,21 @@ def steps_bar(label: str, quiet: bool) -> Iterator[Callable[..., None]]:
 @contextlib.contextmanager
 def running(label: str, quiet: bool) -> Iterator[tuple[Callable[..., None], Callable[..., None]]]:
     """``(on_start, on_done)`` for a run of jobs: a bar and a line per failed job, and whatever
-    the run prints (e.g. Ray), on stderr; a dead worker is one error line and exit code 1."""
+    the run prints (e.g. Ray), on stderr."""
     from rich.text import Text
 
-    from .. import api
+    with contextlib.redirect_stdout(sys.stderr), steps_bar(label, quiet) as progress:
 
-    try:
-        with contextlib.redirect_stdout(sys.stderr), steps_bar(label, quiet) as progress:
+        def on_start(todo: int, cached: int) -> None:
+            progress(0, todo, f" ({cached} from the store)")
 
-            def on_start(todo: int, cached: int) -> None:
-                progress(0, todo, f" ({cached} from the store)")
+        def on_done(job: Any, row: dict[str, Any]) -> None:
+            progress(None)
+            if row["status"] != "done" and not quiet:
+                failed = Text("job failed", style="red")
+                console(stderr=True).print(failed, job.experiment, row["error"].splitlines()[0])
 
-            def on_done(job: Any, row: dict[str, Any]) -> None:
-                progress(None)
-                if row["status"] != "done" and not quiet:
-                    failed = Text("job failed", style="red")
-                    console(stderr=True).print(failed, job.experiment, row["error"].splitlines()[0])
-
-            yield on_start, on_done
-    except api.WorkerDied as err:
-        raise fail(str(err)) from None
+        yield on_start, on_done
 
 
 def library_command(

@@ -9,7 +9,7 @@ import typer
 
 from .. import api
 from ..configs import PRESET_HELP, require
-from .common import JSON, QUIET, console, emit_json, fail, output, running, show
+from .common import JSON, QUIET, Failed, console, emit_json, output, running, show
 from .options import options_of
 
 EXPERIMENT = typer.Argument(..., help="Experiment (`attnsep list`; its config: `attnsep show`).")
@@ -25,17 +25,14 @@ def plan_or_run(
     command: str, title: str, given: dict[str, Any], plan: bool, quiet: bool, as_json: bool
 ) -> Any:
     """``api.reproduce`` or ``api.sweep`` (``command``) with the options ``given`` (its
-    executor's among them) under a progress bar; with ``plan``, its plan printed instead (a
-    failed calibration is one error line, exit 1) and ``None``."""
+    executor's among them) under a progress bar; with ``plan``, its plan printed instead and
+    ``None``."""
     name, workers, address = (given.pop(key) for key in ("name", "workers", "address"))
     given["executor"] = api.executor(name, workers=workers, address=address)
     calibration = given.pop("calibration")
     if plan:
         given.pop("out", None)
-        try:
-            found = getattr(api, f"{command}_plan")(calibration=calibration, **given)
-        except api.CalibrationFailed as err:
-            raise fail(str(err)) from None
+        found = getattr(api, f"{command}_plan")(calibration=calibration, **given)
         return emit_json(found.as_dict()) if as_json else show(api.plan_table(found, title))
     with running(title, quiet) as (on_start, on_done):
         return getattr(api, command)(on_start=on_start, on_done=on_done, **given)
@@ -131,7 +128,7 @@ def report(given: dict[str, Any], as_json: bool = JSON) -> None:
     """Rebuild the last reproduction's report from the store."""
     done = api.report(**given)
     if (claim := given["claim"]) is not None and not done.claims:
-        raise fail(
+        raise Failed(
             f"{claim} is not judged in the last reproduction of {given['store']}: "
             f"`attnsep reproduce` with its experiment judges it"
         )

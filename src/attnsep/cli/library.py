@@ -31,16 +31,12 @@ groups = {
 }
 """Each group of commands, with its help."""
 FCN = {"skip": "first_replica"}  # the experiments' field
+SELECT = {"model": SelectionTrainConfig, "skip": "fixed_positions"}  # set from eval_lengths
 COMMANDS: list[tuple[str, Any, str, dict[str, Any]]] = [
     ("xor one-step", api.xor_one_step, "save", {"model": OneStepConfig}),
     ("xor train", api.xor_train, "save figures", {"model": XorTrainConfig}),
     ("xor train-v1", api.xor_train_v1, "", {"model": V1Config}),
-    (
-        "select train",
-        api.train_selector,
-        "eval_lengths eval_size save",
-        {"model": SelectionTrainConfig, "skip": "fixed_positions"},
-    ),
+    ("select train", api.train_selector, "eval_lengths eval_size save", SELECT),
     ("select bound", api.selection_bounds, "T q d width", {}),
     ("fcn xor", api.train_fcn, "", {"model": XorFCNConfig, "task": "xor", **FCN}),
     ("fcn select", api.train_fcn, "", {"model": SelectionFCNConfig, "task": "select", **FCN}),

@@ -1,0 +1,45 @@
+"""A run that fails (a dead worker, a dead calibration) is one ``error:`` line and exit code 1,
+written by ``cli.main`` alone (DESIGN.md: one line per error); any other exception is a bug and
+keeps its traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+from attnsep import api
+from attnsep.engine.calibration import CalibrationFailed
+from attnsep.engine.executors import WorkerDied
+from cli_support import attnsep
+
+
+def raising(error: BaseException):
+    def call(*args, **kwargs):
+        raise error
+
+    return call
+
+
+@pytest.mark.parametrize(
+    "function, args, error",
+    [
+        ("sweep_plan", ["--plan"], CalibrationFailed("the calibration process died")),
+        ("reproduce_plan", ["--plan"], CalibrationFailed("the calibration process died")),
+        ("sweep", [], WorkerDied(3)),
+        ("reproduce", [], WorkerDied(3)),
+    ],
+)
+def test_a_failed_run_is_one_error_line_and_exit_code_1(
+    monkeypatch, tmp_path, function, args, error
+):
+    monkeypatch.setattr(api, function, raising(error))
+    command = ["sweep", "one-step"] if function.startswith("sweep") else ["reproduce"]
+    code, out, err = attnsep(*command, *args, "--store", str(tmp_path / "s.sqlite"))
+    assert (code, out) == (1, "")
+    assert err.splitlines() == [f"error: {error}"]
+    assert not (tmp_path / "s.sqlite").exists()
+
+
+def test_another_error_is_not_taken_for_a_failed_run(monkeypatch, tmp_path):
+    monkeypatch.setattr(api, "sweep", raising(RuntimeError("a bug")))
+    with pytest.raises(RuntimeError, match="a bug"):
+        attnsep("sweep", "one-step", "--store", str(tmp_path / "s.sqlite"))
