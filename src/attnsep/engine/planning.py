@@ -97,11 +97,10 @@ def sweep_plan(
     preset
         The preset the fields start from.
     store
-        The results database whose stored jobs need no running (read only; a missing one
-        holds none).
+        The results database whose stored jobs need no running, as for
+        [`plan`][attnsep.api.plan].
     executor
-        The executor the wall time is estimated for: a name or an executor built with its
-        options, as for [`run_experiment`][attnsep.api.run_experiment].
+        The executor the wall time is estimated for, as for [`plan`][attnsep.api.plan].
     calibration
         Seconds per experiment spent timing jobs that have no stored timing (0: none, and
         the published timings taken as they are, not in this machine's seconds).
