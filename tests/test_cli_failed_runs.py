@@ -1,8 +1,12 @@
 """A run that fails (a dead worker, a dead calibration) is one ``error:`` line and exit code 1,
 written by ``cli.main`` alone (DESIGN.md: one line per error); any other exception is a bug and
-keeps its traceback."""
+keeps its traceback. A progress bar (``common.steps_bar``) is taken away by a failure."""
 
 from __future__ import annotations
+
+import contextlib
+import io
+from contextlib import redirect_stderr
 
 import pytest
 
@@ -43,3 +47,30 @@ def test_another_error_is_not_taken_for_a_failed_run(monkeypatch, tmp_path):
     monkeypatch.setattr(api, "sweep", raising(RuntimeError("a bug")))
     with pytest.raises(RuntimeError, match="a bug"):
         attnsep("sweep", "one-step", "--store", str(tmp_path / "s.sqlite"))
+
+
+def bar_output(started: bool, fails: bool, quiet: bool) -> str:
+    """What ``common.steps_bar`` leaves on stderr (not a terminal)."""
+    from attnsep.cli.common import steps_bar
+
+    err = io.StringIO()
+    with redirect_stderr(err), contextlib.suppress(ValueError):
+        with steps_bar("jobs", quiet) as progress:
+            if started:
+                progress(0, 3, " (1 from the store)")
+                progress(None)
+                progress(2)
+            if fails:
+                raise ValueError("bad")
+    return err.getvalue()
+
+
+def test_a_progress_bar_is_shown_once_and_a_failure_leaves_its_error_line_alone():
+    finished = bar_output(started=True, fails=False, quiet=False)
+    assert finished.startswith("jobs (1 from the store) ") and "2/3" in finished
+    assert finished.count("\n") == 1
+    assert bar_output(started=True, fails=True, quiet=False) == ""  # the bar is taken away
+    for started, fails in [(False, False), (False, True)]:  # no bar before the first step
+        assert bar_output(started, fails, quiet=False) == ""
+    for started, fails in [(True, False), (True, True)]:
+        assert bar_output(started, fails, quiet=True) == ""

@@ -1,4 +1,5 @@
-"""The package's shape (DESIGN: small modules): no module over 400 lines, no function over 60."""
+"""The package's shape (DESIGN: small modules): no module over 400 lines, no function over 60,
+the command line (cli/: parse, call the API, print) at most 600 lines in all."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import attnsep
 PACKAGE = Path(attnsep.__file__).resolve().parent
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
+MAX_CLI_LINES = 600
 
 
 def sources() -> list[Path]:
@@ -31,3 +33,9 @@ def test_no_function_is_over_60_lines() -> None:
                 if lines > MAX_FUNCTION_LINES:
                     long[f"{path.relative_to(PACKAGE)}:{node.name}"] = lines
     assert long == {}
+
+
+def test_the_command_line_is_at_most_600_lines() -> None:
+    sizes = {p.name: len(p.read_text().splitlines()) for p in (PACKAGE / "cli").glob("*.py")}
+    assert len(sizes) >= 4
+    assert sum(sizes.values()) <= MAX_CLI_LINES, sizes

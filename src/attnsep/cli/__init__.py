@@ -25,12 +25,11 @@ def print_version(asked: bool) -> None:
         raise typer.Exit()
 
 
+VERSION = typer.Option(False, "--version", callback=print_version, is_eager=True, help="Version.")
+
+
 @app.callback()
-def top(
-    version: bool = typer.Option(
-        False, "--version", callback=print_version, is_eager=True, help="Version."
-    ),
-) -> None:
+def top(version: bool = VERSION) -> None:
     """Attention-vs-FCN separations as rerunnable experiments."""
 
 

@@ -1,5 +1,5 @@
-"""What the command modules share: common flags and output (JSON, text tables, progress bars,
-runtime errors), and the commands that call one library function. rich loads only when
+"""What the command modules share: common flags and output (JSON, text tables, progress bars),
+the error of a failed run, and the commands that call one library function. rich loads only when
 something is printed."""
 
 from __future__ import annotations
@@ -9,15 +9,13 @@ import inspect
 import json
 import sys
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
+from pydantic import BaseModel
 
 from .. import api
 from .options import description, options_of
-
-if TYPE_CHECKING:
-    from pydantic import BaseModel
 
 JSON = typer.Option(False, "--json", help="Print one JSON object instead of the tables.")
 QUIET = typer.Option(False, "--quiet", help="No progress bar.")
@@ -70,24 +68,21 @@ def steps_bar(label: str, quiet: bool) -> Iterator[Callable[..., None]]:
     columns = [rp.TextColumn("{task.description}"), rp.BarColumn(), rp.MofNCompleteColumn()]
     columns += [rp.TimeElapsedColumn(), rp.TextColumn("ETA"), rp.TimeRemainingColumn()]
     bar = rp.Progress(*columns, console=console(stderr=True), disable=quiet, transient=False)
-    task: list[Any] = []
 
     def progress(done: int | None, total: int = 0, note: str = "") -> None:
-        if not task:
+        if not bar.task_ids:
             bar.start()
-            task.append(bar.add_task(label + note, total=total))
-        bar.update(task[0], advance=1) if done is None else bar.update(task[0], completed=done)
+            bar.add_task(label + note, total=total)
+        bar.update(bar.task_ids[0], completed=done, advance=1 if done is None else None)
 
     try:
         yield progress
     except BaseException:
-        if task:  # a failure leaves its one error line alone on stderr
-            bar.live.transient = True
-            bar.live.stop()
-            task.clear()
+        bar.live.transient = True  # a failure leaves its one error line alone on stderr
+        bar.live.stop()
         raise
     finally:
-        if task:
+        if bar.live.is_started:
             bar.stop()
 
 

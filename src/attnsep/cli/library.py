@@ -32,6 +32,7 @@ groups = {
 """Each group of commands, with its help."""
 FCN = {"skip": "first_replica"}  # the experiments' field
 SELECT = {"model": SelectionTrainConfig, "skip": "fixed_positions"}  # set from eval_lengths
+FLAGS = {"flags": {"d_values": "--d", "T_values": "--T", "q_values": "--q"}}  # the frontiers' lists
 COMMANDS: list[tuple[str, Any, str, dict[str, Any]]] = [
     ("xor one-step", api.xor_one_step, "save", {"model": OneStepConfig}),
     ("xor train", api.xor_train, "save figures", {"model": XorTrainConfig}),
@@ -40,13 +41,8 @@ COMMANDS: list[tuple[str, Any, str, dict[str, Any]]] = [
     ("select bound", api.selection_bounds, "T q d width", {}),
     ("fcn xor", api.train_fcn, "", {"model": XorFCNConfig, "task": "xor", **FCN}),
     ("fcn select", api.train_fcn, "", {"model": SelectionFCNConfig, "task": "select", **FCN}),
-    ("frontier xor", api.frontier_xor, "d_values seeds seed store", {"flags": {"d_values": "--d"}}),
-    (
-        "frontier select",
-        api.frontier_select,
-        "T_values q_values d seeds seed solver store",
-        {"flags": {"T_values": "--T", "q_values": "--q"}},
-    ),
+    ("frontier xor", api.frontier_xor, "d_values seeds seed store", FLAGS),
+    ("frontier select", api.frontier_select, "T_values q_values d seeds seed solver store", FLAGS),
 ]
 """Each command: its name, the library function it calls, that function's parameters given as
 options, and ``library_command``'s other arguments."""

@@ -10,14 +10,12 @@ import re
 import sys
 import types
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Union, cast, get_args, get_origin
+from typing import Any, Literal, NamedTuple, Union, get_args, get_origin
 
 import typer
+from pydantic import BaseModel
 
 from ..configs import Word, allowed, require
-
-if TYPE_CHECKING:
-    from pydantic import BaseModel
 
 
 def plain(text: str) -> str:
@@ -26,6 +24,9 @@ def plain(text: str) -> str:
     than rich markup."""
     text = re.sub(r"\[`([^`]+)`\]\[[^\]]+\]", r"\1", text).replace("``None``:", "not given:")
     return text.replace("``", "").replace("[", "\\[")
+
+
+KEYWORD = inspect.Parameter.KEYWORD_ONLY
 
 
 class Spec(NamedTuple):
@@ -37,10 +38,16 @@ class Spec(NamedTuple):
     kind: Any
     parse: Callable[[str, str], Any] | None = None
 
+    def parameter(self, name: str, flag: str) -> inspect.Parameter:
+        """The command's parameter ``name``: this option, given as ``flag``."""
+        option = typer.Option(self.default, flag, help=plain(self.help))
+        return inspect.Parameter(name, KEYWORD, default=option, annotation=self.kind)
+
 
 def hinted(default: Any, text: str, hint: Any) -> Spec:
-    """An option of type ``hint``: a list's is comma-separated integers (``int_list``)."""
-    if is_list(hint):
+    """An option of type ``hint``: a list's (a tuple's, an iterable's, or one in its union) is
+    comma-separated integers (``int_list``)."""
+    if any(get_origin(t) in (list, tuple, Sequence, Iterable) for t in (hint, *get_args(hint))):
         return Spec(default, f"{text} Comma-separated.", str | None, int_list)
     return Spec(default, text, option_type(hint))
 
@@ -57,9 +64,8 @@ def field_spec(model: type[BaseModel], name: str) -> Spec:
     if word := next((item.word for item in info.metadata if isinstance(item, Word)), None):
         number = next(t for t in get_args(info.annotation) if t is not type(None))
         parse = functools.partial(word_or_number, word=word, number=number)
-        return Spec(
-            word if default is None else default, text.replace("None:", f"{word}:"), str, parse
-        )
+        text = text.replace("None:", f"{word}:")
+        return Spec(word if default is None else default, text, str, parse)
     return hinted(default, text, info.annotation)
 
 
@@ -70,15 +76,8 @@ def parameter_spec(function: Callable[..., Any], name: str) -> Spec:
     default = ... if parameter.default is parameter.empty else parameter.default
     hint = parameter.annotation  # a string under postponed evaluation
     hint = eval(hint, vars(sys.modules[function.__module__])) if isinstance(hint, str) else hint
-    text = parameter_docs(function)[name]
-    return hinted(
-        ",".join(map(str, default)) if isinstance(default, tuple) else default, text, hint
-    )
-
-
-def is_list(hint: Any) -> bool:
-    """Whether a type (or a member of its union) is a list, a tuple or another iterable."""
-    return any(get_origin(t) in (list, tuple, Sequence, Iterable) for t in (hint, *get_args(hint)))
+    default = ",".join(map(str, default)) if isinstance(default, tuple) else default
+    return hinted(default, parameter_docs(function)[name], hint)
 
 
 PARAMETERS = "Parameters\n----------\n"
@@ -93,17 +92,11 @@ def description(function: Callable[..., Any]) -> str:
 
 
 def parameter_docs(function: Callable[..., Any]) -> dict[str, str]:
-    """Each parameter's description in a (numpy-style) docstring's ``Parameters`` section."""
-    section = (inspect.getdoc(function) or "").partition(PARAMETERS)[2]
-    found: dict[str, str] = {}
-    name = ""
-    for line in section.partition("\n\n")[0].splitlines():
-        if line.startswith(" "):
-            found[name] = f"{found[name]} {line.strip()}".strip()
-        else:
-            name = line.strip()
-            found[name] = ""
-    return found
+    """Each parameter's description in a (numpy-style) docstring's ``Parameters`` section: an
+    entry is a line with the name, then the indented lines of its description."""
+    section = (inspect.getdoc(function) or "").partition(PARAMETERS)[2].partition("\n\n")[0]
+    entries = (entry.partition("\n") for entry in re.split(r"\n(?=\S)", section) if entry)
+    return {name.strip(): " ".join(text.split()) for name, _, text in entries}
 
 
 def option_type(annotation: Any) -> Any:
@@ -130,26 +123,14 @@ def options_of(
     (once); the flag is ``--name`` (a switch on by default also ``--no-name``) unless ``flags``
     gives another. The command receives their values, a list's parsed, as one dict, its first
     argument (decorators of this kind stack: their values land in the one dict)."""
-    if isinstance(source, type):
-        model = cast("type[BaseModel]", source)
-        fields = [name for name in model.model_fields if name not in skip.split()]
-        specs = {name: field_spec(model, name) for name in (names.split() if names else fields)}
+    if isinstance(source, type) and issubclass(source, BaseModel):
+        fields = [name for name in source.model_fields if name not in skip.split()]
+        specs = {name: field_spec(source, name) for name in (names.split() if names else fields)}
     else:
         specs = {name: parameter_spec(source, name) for name in (names or "").split()}
     flags = {name: (flags or {}).get(name, switch(name, spec)) for name, spec in specs.items()}
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
-        own = list(inspect.signature(command, eval_str=True).parameters.values())
-        made = [
-            inspect.Parameter(
-                name,
-                inspect.Parameter.KEYWORD_ONLY,
-                default=typer.Option(spec.default, flags[name], help=plain(spec.help)),
-                annotation=spec.kind,
-            )
-            for name, spec in specs.items()
-        ]
-
         @functools.wraps(command)
         def run(config: dict[str, Any] | None = None, /, **given: Any) -> Any:
             picked = {name: given.pop(name) for name in specs}
@@ -158,9 +139,10 @@ def options_of(
                     picked[name] = spec.parse(flags[name], picked[name])
             return command({**(config or {}), **picked}, **given)
 
+        own = list(inspect.signature(command, eval_str=True).parameters.values())
         own = own if getattr(command, "stacked", False) else own[1:]  # not the dict
-        kept = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own]
-        signature = made + kept
+        made = [spec.parameter(name, flags[name]) for name, spec in specs.items()]
+        signature = made + [p.replace(kind=KEYWORD) for p in own]
         run.__signature__ = inspect.Signature(signature)  # type: ignore[attr-defined]
         run.__annotations__ = {p.name: p.annotation for p in signature}
         run.stacked = True  # type: ignore[attr-defined]
