@@ -1,6 +1,6 @@
-"""What the command modules share: common flags and output (JSON, text tables, progress bars),
-the error of a failed run, and the commands that call one library function. rich loads only when
-something is printed."""
+"""What the command modules share: common flags and output (JSON, text tables, progress
+bars), the error of a failed run, and the commands that call one library function. rich loads
+only when something is printed."""
 
 from __future__ import annotations
 

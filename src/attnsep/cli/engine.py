@@ -25,8 +25,7 @@ def plan_or_run(
     command: str, title: str, given: dict[str, Any], plan: bool, quiet: bool, as_json: bool
 ) -> Any:
     """``api.reproduce`` or ``api.sweep`` (``command``) with the options ``given`` (its
-    executor's among them) under a progress bar; with ``plan``, its plan printed instead and
-    ``None``."""
+    executor's among them) under a progress bar; with ``plan``, its plan printed, ``None``."""
     name, workers, address = (given.pop(key) for key in ("name", "workers", "address"))
     given["executor"] = api.executor(name, workers=workers, address=address)
     calibration = given.pop("calibration")
