@@ -26,7 +26,6 @@ from attnsep.experiments.xor_heads.config import Config
 from attnsep.experiments.xor_heads.run import alignment, initial_state, split
 from attnsep.experiments.xor_heads.verdict import (
     RATIO_BAR,
-    median_ranks,
     rate_difference,
     ratio_median,
     verdict,
@@ -266,7 +265,7 @@ def binomial_between(n: int, a: int, b: int) -> float:
 
 @pytest.mark.parametrize("n", [20, 64, 256, 1024])
 def test_median_ranks_cover_the_median_with_at_least_95_percent_and_are_the_tightest(n):
-    lo, hi = median_ranks(n)
+    lo, hi = stats.median_ranks(n)
     assert hi == n - 1 - lo
     # the median lies in [x_(lo), x_(hi)] (0-based) when lo + 1 <= #(values below it) <= hi
     assert binomial_between(n, lo + 1, hi) >= 0.95
@@ -274,7 +273,7 @@ def test_median_ranks_cover_the_median_with_at_least_95_percent_and_are_the_tigh
 
 
 def test_too_few_replicas_give_the_smallest_and_largest_value():
-    assert median_ranks(3) == (0, 2)
+    assert stats.median_ranks(3) == (0, 2)
     assert ratio_median({"ratio": [3.0, 1.0, 2.0]}) == (2.0, 1.0, 3.0)
 
 

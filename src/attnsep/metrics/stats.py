@@ -1,5 +1,6 @@
 """The one statistics module: medians, standard errors, Wilson intervals, the bootstrap over
-replicas, thresholds over stored probes, and a verdict's result (SPEC Part D). The growth laws
+replicas, a median's distribution-free interval (order statistics), thresholds over stored
+probes, and a verdict's result (SPEC Part D). The growth laws
 are in ``metrics.laws``, the held-out two-law comparison in ``metrics.two_laws``.
 
 Every number a verdict uses comes from here, so one run never reports two different medians.
@@ -222,6 +223,21 @@ def median_interval(
     middle = float(np.median(array))
     ends = interval(np.median(array[rows], axis=1))
     return holding(middle, *ends) if hold else (middle, *ends)
+
+
+@lru_cache(maxsize=64)
+def median_ranks(n: int, level: float = LEVEL) -> tuple[int, int]:
+    """0-based ranks ``(lo, hi)`` of the sorted values that bound the median of ``n`` replicas
+    with probability at least ``level`` (binomial order statistics, distribution-free); the
+    smallest and largest values when ``n`` is too small for ``level``."""
+    k = np.arange(n + 1)
+    log_pmf = np.array(
+        [math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) for j in k]
+    )
+    cdf = np.cumsum(np.exp(log_pmf - n * math.log(2)))
+    below = int(np.searchsorted(cdf, (1 - level) / 2 + 1e-15, side="right"))
+    lo = max(below, 1) - 1
+    return lo, n - 1 - lo
 
 
 def holding(value: float, low: float, high: float) -> tuple[float, float, float]:

@@ -5,7 +5,6 @@ distribution-free interval (SPEC A7.4, Parts D-F; the criterion in ``config.Conf
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 
@@ -31,27 +30,13 @@ def summary_rows(records: list[Record], init: str, series: Series) -> list[Recor
     return sorted((r for r in rows if r["series"] == series), key=lambda r: r["d"])
 
 
-@lru_cache(maxsize=64)
-def median_ranks(n: int, level: float = stats.LEVEL) -> tuple[int, int]:
-    """0-based ranks ``(lo, hi)`` of the sorted values that bound the median of ``n`` replicas
-    with probability at least ``level`` (binomial order statistics, distribution-free); the
-    smallest and largest values when ``n`` is too small for ``level``."""
-    k = np.arange(n + 1)
-    log_pmf = np.array(
-        [math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) for j in k]
-    )
-    cdf = np.cumsum(np.exp(log_pmf - n * math.log(2)))
-    below = int(np.searchsorted(cdf, (1 - level) / 2 + 1e-15, side="right"))
-    lo = max(below, 1) - 1
-    return lo, n - 1 - lo
-
-
 def ratio_median(r: Record) -> tuple[float, float, float]:
     """Median alignment ratio over replicas and its distribution-free 95% interval (the order
-    statistics of ``median_ranks``: one sort, where a bootstrap of the median costs a partition
-    per resample; at 1024 replicas the two intervals agree to an order statistic or two)."""
+    statistics of ``stats.median_ranks``: one sort, where a bootstrap of the median costs a
+    partition per resample; at 1024 replicas the two intervals agree to an order statistic or
+    two)."""
     ratios = np.sort(np.asarray(r["ratio"], dtype=float))
-    lo, hi = median_ranks(len(ratios))
+    lo, hi = stats.median_ranks(len(ratios))
     return float(np.median(ratios)), float(ratios[lo]), float(ratios[hi])
 
 
