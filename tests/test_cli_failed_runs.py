@@ -1,11 +1,15 @@
 """A run that fails (a dead worker, a dead calibration) is one ``error:`` line and exit code 1,
-written by ``cli.main`` alone (DESIGN.md: one line per error); any other exception is a bug and
-keeps its traceback. A progress bar (``common.steps_bar``) is taken away by a failure."""
+written by ``cli.main`` alone (DESIGN.md: one line per error); a failed job is its own ``job
+failed`` line and exit code 1, the other jobs stored; any other exception is a bug and keeps its
+traceback. A progress bar (``common.steps_bar``) is taken away by a failure."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
+import json
+import sqlite3
 from contextlib import redirect_stderr
 
 import pytest
@@ -13,6 +17,7 @@ import pytest
 from attnsep import api
 from attnsep.engine.calibration import CalibrationFailed
 from attnsep.engine.executors import WorkerDied
+from attnsep.experiments import base
 from cli_support import attnsep
 
 
@@ -41,6 +46,32 @@ def test_a_failed_run_is_one_error_line_and_exit_code_1(
     assert (code, out) == (1, "")
     assert err.splitlines() == [f"error: {error}"]
     assert not (tmp_path / "s.sqlite").exists()
+
+
+def test_a_failed_job_is_its_line_and_exit_code_1_and_the_other_jobs_are_stored(
+    monkeypatch, tmp_path
+):
+    experiment = base.get("one-step")
+
+    def failing(config):
+        if config.d_values == [32]:
+            raise RuntimeError("this job fails")
+        return experiment.run(config)
+
+    monkeypatch.setitem(base.REGISTRY, "one-step", dataclasses.replace(experiment, run=failing))
+    store = tmp_path / "s.sqlite"
+    tiny = {"m_values": [4], "seeds": 4, "series": ["fixed"]}
+    sets = [f"--set={key}={json.dumps(value)}" for key, value in tiny.items()]
+    grid = ["--grid", "d_values=[[16],[32]]", "--executor", "inline", "--store", str(store)]
+    code, out, err = attnsep("sweep", "one-step", *sets, *grid)
+    assert code == 1
+    failed = [line for line in err.splitlines() if line.startswith("job failed")]
+    assert failed == ["job failed one-step RuntimeError: this job fails"], err
+    assert "error:" not in err
+    with contextlib.closing(sqlite3.connect(store)) as db:
+        rows = db.execute("select status, error from jobs order by status").fetchall()
+    assert [status for status, _ in rows] == ["done", "failed"]
+    assert "this job fails" in rows[1][1]
 
 
 def test_another_error_is_not_taken_for_a_failed_run(monkeypatch, tmp_path):
