@@ -10,7 +10,6 @@ import dataclasses
 import io
 import json
 import sqlite3
-from contextlib import redirect_stderr
 
 import pytest
 
@@ -85,7 +84,7 @@ def bar_output(started: bool, fails: bool, quiet: bool) -> str:
     from attnsep.cli.common import steps_bar
 
     err = io.StringIO()
-    with redirect_stderr(err), contextlib.suppress(ValueError):
+    with contextlib.redirect_stderr(err), contextlib.suppress(ValueError):
         with steps_bar("jobs", quiet) as progress:
             if started:
                 progress(0, 3, " (1 from the store)")
