@@ -3,10 +3,11 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+DOCS_STAMP := $(VENV)/.installed-docs
 # The CPU build of torch lies on this machine's disk; pinning it avoids a multi-GB CUDA download.
 TORCH  ?= torch==2.13.0
 
-.PHONY: install reproduce reproduce-full claims-page claims-full-page test test-fast bench bench-standard docs docs-serve lint clean
+.PHONY: install docs-tools reproduce reproduce-full claims-page claims-full-page test test-fast bench bench-standard docs docs-serve lint clean
 
 install: $(STAMP)
 
@@ -15,6 +16,14 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -qq "$(TORCH)"
 	$(PY) -m pip install -qq -e ".[dev,ray]"
 	touch $(STAMP)
+
+# The documentation's tools (the `docs` extra): the site, and the tests that build its API
+# reference, so that `make test` runs those too.
+docs-tools: $(DOCS_STAMP)
+
+$(DOCS_STAMP): $(STAMP)
+	$(PY) -m pip install -qq -e ".[docs]"
+	touch $(DOCS_STAMP)
 
 reproduce: install
 	$(VENV)/bin/attnsep reproduce --quick --out results/report --store results/attnsep.sqlite
@@ -68,7 +77,7 @@ claims-page: install
 test: test-fast
 	$(PY) -m pytest -m slow
 
-test-fast: install
+test-fast: install docs-tools
 	$(PY) -m pytest -n auto --dist loadfile -m "not slow"
 
 bench: install
@@ -77,14 +86,12 @@ bench: install
 bench-standard: install
 	$(PY) bench/run.py --only standard_xor --out bench/results-standard.json
 
-docs: install
-	$(PY) -m pip install -qq -e ".[docs]"
+docs: docs-tools
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 	$(PY) docs/check_site_links.py build/site
 
 # Builds the site and serves it at http://127.0.0.1:8000, rebuilt as docs/ changes.
-docs-serve: install
-	$(PY) -m pip install -qq -e ".[docs]"
+docs-serve: docs-tools
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve -a 127.0.0.1:8000
 
 lint: install
