@@ -17,7 +17,7 @@ from attnsep import api
 from attnsep.engine.calibration import CalibrationFailed
 from attnsep.engine.executors import WorkerDied
 from attnsep.experiments import base
-from cli_support import attnsep
+from engine_support import TINY, attnsep
 
 
 def raising(error: BaseException):
@@ -59,10 +59,10 @@ def test_a_failed_job_is_its_line_and_exit_code_1_and_the_other_jobs_are_stored(
 
     monkeypatch.setitem(base.REGISTRY, "one-step", dataclasses.replace(experiment, run=failing))
     store = tmp_path / "s.sqlite"
-    tiny = {"m_values": [4], "seeds": 4, "series": ["fixed"]}
-    sets = [f"--set={key}={json.dumps(value)}" for key, value in tiny.items()]
-    grid = ["--grid", "d_values=[[16],[32]]", "--executor", "inline", "--store", str(store)]
-    code, out, err = attnsep("sweep", "one-step", *sets, *grid)
+    sets = [f"--set={key}={json.dumps(value)}" for key, value in TINY.items()]  # d = 16 and 32
+    code, out, err = attnsep(
+        "sweep", "one-step", *sets, "--executor", "inline", "--store", str(store)
+    )
     assert code == 1
     failed = [line for line in err.splitlines() if line.startswith("job failed")]
     assert failed == ["job failed one-step RuntimeError: this job fails"], err

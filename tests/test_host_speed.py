@@ -19,9 +19,15 @@ def entry(experiment: str, seconds: float, **config) -> dict:
     return {"experiment": experiment, "config": config, "seconds": seconds}
 
 
-def timing_at(factor: float, sources: dict[str, str] | None = None, calls: list | None = None):
-    """A calibration that times each job at ``factor`` times the published seconds of its
-    experiment's reference job (``sources``: another outcome by experiment)."""
+def timing_at(
+    factor: float,
+    sources: dict[str, str] | None = None,
+    calls: list | None = None,
+    factors: dict[str, float] | None = None,
+):
+    """A calibration that times each job at ``factor`` (``factors``: another by experiment)
+    times the published seconds of its experiment's reference job (``sources``: another
+    outcome by experiment)."""
 
     def fake(groups, budget, workers):
         if calls is not None:
@@ -29,7 +35,8 @@ def timing_at(factor: float, sources: dict[str, str] | None = None, calls: list 
         costs = {}
         for name, [job] in groups.items():
             source = (sources or {}).get(name, calibration.TIMED)
-            costs[job.key] = calibration.JobCost(job, source, factor * job.config["published"])
+            seconds = (factors or {}).get(name, factor) * job.config["published"]
+            costs[job.key] = calibration.JobCost(job, source, seconds)
         return calibration.Calibration(costs, 1.0, {})
 
     return fake
@@ -75,14 +82,9 @@ def test_the_speed_is_the_median_of_the_timed_jobs_ratios():
 
 
 def test_the_median_is_not_moved_by_one_slow_job():
-    def fake(groups, budget, workers):
-        costs = {}
-        for i, [job] in enumerate(groups.values()):
-            ratio = 50.0 if i == 0 else 1.2  # one job beside a burst of other work
-            costs[job.key] = calibration.JobCost(job, "timed", ratio * job.config["published"])
-        return calibration.Calibration(costs, 1.0, {})
-
-    assert host_speed.host_speed(reference_set(), fake).factor == pytest.approx(1.2)
+    slow = {host_speed.REFERENCE[0]: 50.0}  # one job beside a burst of other work
+    speed = host_speed.host_speed(reference_set(), timing_at(1.2, factors=slow))
+    assert speed.factor == pytest.approx(1.2)
 
 
 def planned_jobs() -> list[Job]:
