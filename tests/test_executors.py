@@ -217,3 +217,18 @@ def test_pool_workers_hand_back_what_a_running_job_freed():
     with executors.spawn_pool(1) as pool:
         held = pool.submit(heap_held, 1.5 * executors.TRIM_PERIOD).result()
     assert piled > 100 * 2**20 and held < 40 * 2**20, (piled, held)
+
+
+def test_only_a_cluster_runs_its_jobs_on_other_machines():
+    """``Executor.local``: the memory guard counts the jobs side by side here only for the
+    backends that run them here, and a plan measures this machine's speed only for those."""
+    from attnsep.engine import memory
+
+    assert {name: cls.local for name, cls in executors.BACKENDS.items()} == {
+        "inline": True,
+        "process": True,
+        "ray": False,
+    }
+    assert memory.at_once(executors.make_executor("inline")) == 1
+    assert memory.at_once(executors.make_executor("process", workers=3)) == 3
+    assert memory.at_once(executors.make_executor("ray")) is None  # no cluster is contacted

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from types import SimpleNamespace
 
 import pytest
 
@@ -92,6 +91,7 @@ def test_a_sweep_whose_largest_job_cannot_fit_is_refused_before_a_store_exists(
 ) -> None:
     """Its experiment's ``peak``: one-step's is its largest step's, fcn-selection's its widest
     FCN's; a Ray cluster's machines are not checked against this one."""
+    from attnsep.engine.executors import make_executor
     from attnsep.engine.jobs import Job
     from attnsep.engine.memory import check_memory
     from attnsep.experiments import base
@@ -108,7 +108,7 @@ def test_a_sweep_whose_largest_job_cannot_fit_is_refused_before_a_store_exists(
     job = base.get("one-step").config("quick", **big).model_dump(mode="json")
     largest = max(one_step_peak(OneStepConfig(d=2**20, m=m, seeds=2)) for m in (4, 64))
     assert base.get("one-step").peak(job) == largest
-    ray = SimpleNamespace(name="ray", workers=1)
+    ray = make_executor("ray")  # its jobs run on the cluster's machines; none is contacted
     check_memory([Job("one-step", job)], ray, "sizes")  # not this machine: no check
     fcn = base.get("fcn-selection").config(
         "quick", settings=[[16, 4, 2]], width_fractions=[0.5, 2], kinds=["fcn"]

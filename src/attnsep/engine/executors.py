@@ -119,6 +119,8 @@ class Executor(ABC):
     name: ClassVar[str]
     options: ClassVar[tuple[str, ...]] = ()
     """The keyword options its constructor takes (``--workers``, ``--address``, ...)."""
+    local: ClassVar[bool] = True
+    """Whether its jobs run on this machine (a cluster's nodes may be other machines)."""
 
     @abstractmethod
     def map(self, jobs: list[Job]) -> Iterator[tuple[Job, Row]]:
@@ -297,6 +299,7 @@ class RayExecutor(Executor):
 
     name = "ray"
     options = ("address",)
+    local = False
 
     def __init__(self, address: str | None = None) -> None:
         check_reachable(address)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .calibration import TIMED, Calibration
+from .executors import BACKENDS
 from .jobs import Job
 from .published import config_text
 
@@ -63,6 +64,13 @@ def reference_jobs(published: dict[str, dict[str, Any]]) -> dict[str, tuple[Job,
             )
             found[name] = (Job(name, nearest["config"]), nearest["seconds"])
     return found
+
+
+def worth_timing(budget: float, executor: str, priced: float) -> bool:
+    """Whether a plan times the reference jobs: a calibration is allowed (``budget``), the jobs
+    run on this machine (not ``executor`` Ray's nodes) and the published timings price more
+    than :data:`WORTH` seconds of them."""
+    return budget > 0 and BACKENDS[executor].local and priced > WORTH
 
 
 def host_speed(

@@ -25,8 +25,8 @@ def peak(job: Job) -> float | None:
 
 def at_once(executor: Executor) -> int | None:
     """How many jobs run side by side on this machine: a process pool's workers, one inline,
-    ``None`` for Ray (its machines are not this one)."""
-    if executor.name == "ray":
+    ``None`` for a backend whose jobs run elsewhere (Ray)."""
+    if not executor.local:
         return None
     return executor.workers if executor.name == "process" else 1
 

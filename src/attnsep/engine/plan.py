@@ -49,7 +49,7 @@ from .calibration import (
     JobCost,
     calibrate,
 )
-from .host_speed import WORTH, HostSpeed, host_speed
+from .host_speed import HostSpeed, host_speed, worth_timing
 from .jobs import Job, key_at, unique
 from .memory import Need
 from .published import (
@@ -221,8 +221,8 @@ def make_plan(
     published = published_timings()
     costs, untimed = price(groups, done, timings, published)
     priced = sum(c.seconds or 0.0 for c in costs.values() if c.source in (PUBLISHED, MODEL))
-    here = budget > 0 and executor != "ray"  # a Ray cluster's nodes may be other machines
-    speed = host_speed(published, timing or calibrate) if here and priced > WORTH else None
+    here = worth_timing(budget, executor, priced)
+    speed = host_speed(published, timing or calibrate) if here else None
     if speed is not None:
         published = speed.scaled(published)
         costs, untimed = price(groups, done, timings, published)
